@@ -1,0 +1,181 @@
+"""The book's figure style, and a few axes-in, axes-out helpers.
+
+Figures are drawn on an opaque white card with dark ink, so they stay readable on both the
+light and the dark theme of the website (a transparent figure with black text disappears on a
+dark page). The colour cycle is Okabe & Ito's colour-blind-safe palette.
+
+Nothing here runs on import: call :func:`use_book_style` (the setup cell does) or wrap a figure
+in ``with book_style(): ...``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.axes import Axes
+
+from flt_lib._validate import check_real
+
+# Okabe & Ito (2008), "Color universal design": distinguishable under common colour blindness.
+COLORS: tuple[str, ...] = (
+    "#0072B2",  # blue
+    "#D55E00",  # vermillion
+    "#009E73",  # bluish green
+    "#CC79A7",  # reddish purple
+    "#E69F00",  # orange
+    "#56B4E9",  # sky blue
+    "#F0E442",  # yellow
+    "#000000",  # black
+)
+
+BOOK_RC: dict[str, object] = {
+    "figure.figsize": (6.0, 3.8),
+    "figure.dpi": 100,
+    "savefig.dpi": 150,
+    "figure.facecolor": "white",
+    "savefig.facecolor": "white",
+    "axes.facecolor": "white",
+    "axes.edgecolor": "#333333",
+    "axes.labelcolor": "#111111",
+    "text.color": "#111111",
+    "xtick.color": "#333333",
+    "ytick.color": "#333333",
+    "axes.grid": True,
+    "grid.color": "#dddddd",
+    "grid.linewidth": 0.6,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.prop_cycle": mpl.cycler(color=list(COLORS)),
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "legend.fontsize": 9,
+    "legend.frameon": False,
+    "lines.linewidth": 1.8,
+    "image.cmap": "viridis",
+    "figure.autolayout": True,
+}
+
+
+def use_book_style() -> None:
+    """Apply the book style to matplotlib's global settings (call once, in the setup cell)."""
+    mpl.rcParams.update(BOOK_RC)
+
+
+@contextlib.contextmanager
+def book_style() -> Iterator[None]:
+    """Context manager that applies the book style only inside the ``with`` block."""
+    with mpl.rc_context(BOOK_RC):
+        yield
+
+
+def get_ax(ax: Axes | None = None, *, figsize: tuple[float, float] | None = None) -> Axes:
+    """Return ``ax`` if given, otherwise a fresh ``Axes`` on a new figure.
+
+    Args:
+        ax: an existing ``Axes``, or None.
+        figsize: size of the new figure in inches, used only when ``ax`` is None.
+    """
+    if ax is not None and not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def loglog_slope(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> tuple[float, float]:
+    """Least-squares fit of ``log y = slope * log x + intercept``.
+
+    The book uses this to check scaling laws ("the error decays like m^(-1/2)").
+
+    Args:
+        x: positive abscissae, shape (k,), k >= 2.
+        y: positive ordinates, shape (k,).
+
+    Returns:
+        ``(slope, intercept)`` with the intercept in natural-log units.
+    """
+    xa = np.asarray(x, dtype=float)
+    ya = np.asarray(y, dtype=float)
+    if xa.ndim != 1 or ya.ndim != 1 or xa.shape != ya.shape:
+        raise ValueError(
+            f"x and y must be 1-D arrays of the same length, got shapes {xa.shape} and {ya.shape}"
+        )
+    if xa.size < 2:
+        raise ValueError(f"x must have at least 2 points to fit a slope, got {xa.size}")
+    if np.any(xa <= 0) or np.any(ya <= 0):
+        raise ValueError("x and y must be strictly positive for a log-log fit, got a value <= 0")
+    slope, intercept = np.polyfit(np.log(xa), np.log(ya), 1)
+    return float(slope), float(intercept)
+
+
+def plot_loglog(
+    x: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
+    *,
+    ax: Axes | None = None,
+    label: str | None = None,
+    fit: bool = True,
+    marker: str = "o",
+) -> Axes:
+    """Plot ``y`` against ``x`` on log-log axes, optionally with the fitted power law.
+
+    Args:
+        x: positive abscissae, shape (k,).
+        y: positive ordinates, shape (k,).
+        ax: axes to draw on, or None for a new figure.
+        label: legend label for the data.
+        fit: if True, draw the least-squares line and put its slope in the legend.
+        marker: matplotlib marker for the data points.
+
+    Returns:
+        The ``Axes`` drawn on.
+    """
+    slope, intercept = loglog_slope(x, y)  # validates x and y
+    ax = get_ax(ax)
+    xa = np.asarray(x, dtype=float)
+    (line,) = ax.loglog(xa, np.asarray(y, dtype=float), marker=marker, linestyle="", label=label)
+    if fit:
+        grid = np.geomspace(xa.min(), xa.max(), 50)
+        ax.loglog(
+            grid,
+            np.exp(intercept) * grid**slope,
+            color=line.get_color(),
+            linestyle="--",
+            linewidth=1.2,
+            label=f"fit: slope {slope:.2f}",
+        )
+    return ax
+
+
+def reference_slope(
+    ax: Axes,
+    slope: float,
+    *,
+    x0: float,
+    y0: float,
+    x1: float,
+    label: str | None = None,
+) -> Axes:
+    """Draw a reference power law ``y = y0 * (x / x0) ** slope`` between ``x0`` and ``x1``.
+
+    Args:
+        ax: log-log axes to draw on.
+        slope: the exponent of the reference line.
+        x0: left end (> 0), where the line passes through ``y0``.
+        y0: value at ``x0`` (> 0).
+        x1: right end (> x0).
+        label: legend label; defaults to ``"slope {slope}"``.
+    """
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+    slope = check_real(slope, "slope")
+    x0 = check_real(x0, "x0", min_value=0.0, strict_min=True)
+    y0 = check_real(y0, "y0", min_value=0.0, strict_min=True)
+    x1 = check_real(x1, "x1", min_value=x0, strict_min=True)
+    xs = np.array([x0, x1])
+    ax.loglog(xs, y0 * (xs / x0) ** slope, color="#777777", linestyle=":", label=label or f"slope {slope:g}")
+    return ax
