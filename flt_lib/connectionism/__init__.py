@@ -1,0 +1,9 @@
+"""Chapter 1, connectionism: threshold units, the perceptron, Cover's counting, Hopfield networks.
+
+Modules (import them directly, e.g. ``from flt_lib.connectionism import perceptron``):
+
+- ``threshold``: McCulloch-Pitts units and the exhaustive search that rules out XOR;
+- ``perceptron``: the perceptron algorithm, margins and Novikoff's bound;
+- ``cover``: Cover's function counting theorem and exact separability tests;
+- ``hopfield``: Hopfield networks, dense associative memories and the modern (softmax) update.
+"""
