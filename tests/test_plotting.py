@@ -1,0 +1,94 @@
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from flt_lib import plotting  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    slope=st.floats(min_value=-3, max_value=3),
+    log_c=st.floats(min_value=-5, max_value=5),
+)
+def test_loglog_slope_recovers_exact_power_laws(slope, log_c):
+    x = np.geomspace(1, 1000, 7)
+    y = np.exp(log_c) * x**slope
+    fitted, intercept = plotting.loglog_slope(x, y)
+    assert fitted == pytest.approx(slope, abs=1e-8)
+    assert intercept == pytest.approx(log_c, abs=1e-7)
+
+
+def test_loglog_slope_matches_closed_form_least_squares():
+    # Oracle: the normal equations for a line through (log x, log y).
+    rng = np.random.default_rng(0)
+    x = np.geomspace(1, 50, 9)
+    y = x**-0.5 * np.exp(0.1 * rng.standard_normal(9))
+    A = np.stack([np.log(x), np.ones_like(x)], axis=1)
+    ref = np.linalg.solve(A.T @ A, A.T @ np.log(y))
+    assert plotting.loglog_slope(x, y) == pytest.approx(tuple(ref))
+
+
+def test_loglog_slope_bad_input():
+    with pytest.raises(ValueError, match="x and y must be 1-D arrays of the same length"):
+        plotting.loglog_slope([1, 2, 3], [1, 2])
+    with pytest.raises(ValueError, match="x must have at least 2 points"):
+        plotting.loglog_slope([1], [1])
+    with pytest.raises(ValueError, match="strictly positive"):
+        plotting.loglog_slope([1, 0], [1, 2])
+
+
+def test_get_ax_axes_in_axes_out():
+    fig, ax = plt.subplots()
+    assert plotting.get_ax(ax) is ax
+    new = plotting.get_ax(None, figsize=(2, 2))
+    assert new is not ax and tuple(new.figure.get_size_inches()) == (2, 2)
+    with pytest.raises(TypeError, match="ax must be a matplotlib Axes or None, got str"):
+        plotting.get_ax("ax")
+    plt.close("all")
+
+
+def test_plot_loglog_draws_data_and_fit():
+    ax = plotting.plot_loglog([1, 10, 100], [1, 0.1, 0.01], label="data")
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert labels == ["data", "fit: slope -1.00"]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    with pytest.raises(ValueError, match="strictly positive"):
+        plotting.plot_loglog([1, 2], [0, 1])
+    plt.close("all")
+
+
+def test_reference_slope():
+    fig, ax = plt.subplots()
+    plotting.reference_slope(ax, -0.5, x0=1, y0=2, x1=100)
+    (line,) = ax.get_lines()
+    np.testing.assert_allclose(line.get_ydata(), [2, 0.2])
+    with pytest.raises(ValueError, match="x1 must be > 1.0, got 0.5"):
+        plotting.reference_slope(ax, 1, x0=1, y0=1, x1=0.5)
+    with pytest.raises(TypeError, match="ax must be a matplotlib Axes, got NoneType"):
+        plotting.reference_slope(None, 1, x0=1, y0=1, x1=2)
+    plt.close("all")
+
+
+def test_style_is_scoped_and_opaque():
+    before = matplotlib.rcParams["figure.facecolor"]
+    with plotting.book_style():
+        # An opaque white card with dark ink reads on both light and dark page themes.
+        assert matplotlib.rcParams["figure.facecolor"] == "white"
+        assert matplotlib.rcParams["savefig.facecolor"] == "white"
+        assert matplotlib.rcParams["axes.prop_cycle"].by_key()["color"][0] == plotting.COLORS[0]
+    assert matplotlib.rcParams["figure.facecolor"] == before
+
+
+def test_importing_plotting_changes_no_rcparams():
+    import importlib
+    import matplotlib as mpl
+
+    snapshot = dict(mpl.rcParams)
+    importlib.reload(plotting)
+    assert dict(mpl.rcParams) == snapshot
