@@ -97,6 +97,7 @@ def stamp_notebook(path: Path, source: str) -> bool:
     cell = {
         "cell_type": "code",
         "execution_count": None,
+        "id": "flt-setup",  # nbformat >= 4.5 wants an id on every cell
         "metadata": {"tags": list(SETUP_TAGS)},
         "outputs": [],
         "source": source,
@@ -109,8 +110,10 @@ def stamp_notebook(path: Path, source: str) -> bool:
         nb["cells"].insert(j, cell)
     else:
         old = nb["cells"][i]
-        if _source(old) == source and old.get("metadata", {}).get("tags") == SETUP_TAGS:
+        if (_source(old) == source and old.get("metadata", {}).get("tags") == SETUP_TAGS
+                and "id" in old):
             return False
+        cell["id"] = old.get("id", cell["id"])
         cell["metadata"] = {**old.get("metadata", {}), "tags": list(SETUP_TAGS)}
         nb["cells"][i] = cell
     _dump(nb, path)

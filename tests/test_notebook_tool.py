@@ -52,6 +52,7 @@ def test_stamp_inserts_after_leading_markdown_then_is_idempotent(tmp_path):
     assert [c["cell_type"] for c in nb["cells"]] == ["markdown", "markdown", "code", "code"]
     assert nb["cells"][2]["source"] == "SETUP"
     assert nb["cells"][2]["metadata"]["tags"] == ["setup", "hide-input"]
+    assert nb["cells"][2]["id"] == "flt-setup"
     assert nbt.stamp_notebook(path, "SETUP") is False
     # A stale setup cell is replaced in place, not duplicated.
     assert nbt.stamp_notebook(path, "NEW") is True
