@@ -103,9 +103,11 @@ def test_solution_code_is_tagged(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
-def test_kernelspec(path):
-    meta = json.loads(path.read_text(encoding="utf-8"))["metadata"]
-    assert meta.get("kernelspec", {}).get("name") == "python3", f"{path.name}: kernelspec must be python3"
+def test_kernelspec_and_cell_ids(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    assert nb["metadata"].get("kernelspec", {}).get("name") == "python3", f"{path.name}: kernelspec must be python3"
+    missing = [i for i, c in enumerate(nb["cells"]) if "id" not in c]
+    assert not missing, f"{path.name}: cells {missing} have no id (nbformat 4.5); run `make stamp`"
 
 
 def test_toc_notebooks_helper_agrees():
