@@ -141,3 +141,43 @@ def test_kernel_gd_tends_to_kernel_regression_and_matches_lazy_net():
     assert torch.allclose(h["test_pred"], ntk.kernel_gd(K0, y, K0, lr=0.5, steps=50), atol=1e-4)
     with pytest.raises(ValueError, match="steps must be >= 1"):
         ntk.kernel_gd(K, y, K, lr=0.1, steps=0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(bits=st.integers(1, 10), radius=st.floats(0.1, 10.0), seed=st.integers(0, 1000))
+def test_quantise_grid_properties(bits, radius, seed):
+    t = 3 * torch.randn(50, generator=torch_generator(seed)).double()
+    q = ntk.quantise(t, bits, radius)
+    step = 2 * radius / (2**bits - 1)
+    assert len(torch.unique(q)) <= 2**bits
+    assert torch.allclose(ntk.quantise(q, bits, radius), q, atol=1e-9)  # idempotent
+    inside = t.abs() <= radius
+    assert ((q - t)[inside].abs() <= step / 2 + 1e-9).all()
+    assert (q.abs() <= radius + 1e-9).all()
+
+
+def test_occam_bound_formula_and_monte_carlo():
+    assert ntk.occam_bound(10, 2, 100, 0.1) == pytest.approx(math.sqrt((20 * math.log(2) + math.log(10)) / 200))
+    assert ntk.occam_bound(10, 2, 400, 0.1) < ntk.occam_bound(10, 2, 100, 0.1)
+    # Monte Carlo: 16 threshold classifiers on x ~ U[0,1], label 1[x > 0.5]; 0-1 loss; |H| = 2^4.
+    gen = torch_generator(0)
+    thresholds = torch.linspace(0, 1, 16, dtype=torch.float64)
+    risk = (thresholds - 0.5).abs()  # exact risk of 1[x > c]
+    n, delta, trials, bad = 40, 0.1, 300, 0
+    gap = ntk.occam_bound(1, 4, n, delta)
+    for _ in range(trials):
+        x = torch.rand(n, generator=gen, dtype=torch.float64)
+        emp = ((x[None, :] > thresholds[:, None]) != (x > 0.5)[None, :]).double().mean(1)
+        bad += int((risk > emp + gap).any())
+    assert bad / trials <= delta
+
+
+def test_quantise_and_occam_bad_inputs():
+    with pytest.raises(ValueError, match="bits must be <= 24"):
+        ntk.quantise(torch.zeros(3), 30, 1.0)
+    with pytest.raises(ValueError, match="radius must be > 0"):
+        ntk.quantise(torch.zeros(3), 8, 0.0)
+    with pytest.raises(ValueError, match="delta must be < 1"):
+        ntk.occam_bound(10, 8, 100, 1.0)
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        ntk.occam_bound(10, 8, 0, 0.1)
