@@ -90,8 +90,29 @@ def setup_cell_index(nb: dict) -> int | None:
     return None
 
 
+def _fill_ids(nb: dict) -> bool:
+    """Give every cell without an ``id`` (nbformat >= 4.5) a unique one; return True if any."""
+    taken = {c["id"] for c in nb.get("cells", []) if "id" in c}
+    changed = False
+    for k, cell in enumerate(nb.get("cells", [])):
+        if "id" not in cell:
+            new, n = f"cell-{k}", 0
+            while new in taken:
+                n += 1
+                new = f"cell-{k}-{n}"
+            cell["id"] = new
+            taken.add(new)
+            changed = True
+    if changed:
+        nb["nbformat"], nb["nbformat_minor"] = 4, max(5, nb.get("nbformat_minor", 5))
+    return changed
+
+
 def stamp_notebook(path: Path, source: str) -> bool:
-    """Make the first code cell of ``path`` the setup cell; return True if the file changed."""
+    """Make the first code cell of ``path`` the setup cell (and give every cell an id).
+
+    Returns True if the file changed.
+    """
     nb = _load(path)
     i = setup_cell_index(nb)
     cell = {
@@ -102,6 +123,7 @@ def stamp_notebook(path: Path, source: str) -> bool:
         "outputs": [],
         "source": source,
     }
+    changed = _fill_ids(nb)
     if i is None or SETUP_TAG not in nb["cells"][i].get("metadata", {}).get("tags", []):
         # No setup cell yet: insert one after the leading markdown cells (title and goals).
         j = 0
@@ -110,9 +132,10 @@ def stamp_notebook(path: Path, source: str) -> bool:
         nb["cells"].insert(j, cell)
     else:
         old = nb["cells"][i]
-        if (_source(old) == source and old.get("metadata", {}).get("tags") == SETUP_TAGS
-                and "id" in old):
-            return False
+        if _source(old) == source and old.get("metadata", {}).get("tags") == SETUP_TAGS:
+            if changed:
+                _dump(nb, path)
+            return changed
         cell["id"] = old.get("id", cell["id"])
         cell["metadata"] = {**old.get("metadata", {}), "tags": list(SETUP_TAGS)}
         nb["cells"][i] = cell

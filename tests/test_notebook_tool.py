@@ -85,3 +85,14 @@ def test_student_copy_drops_solutions_only():
     assert "Do it." in text and "kept = 1" in text
     assert "Answer text" not in text and "answer = 42" not in text and "solution-end" not in text
     assert len(out["cells"]) == 3
+
+
+def test_stamp_fills_missing_cell_ids_uniquely(tmp_path):
+    path = tmp_path / "c.ipynb"
+    cells = [_md("# T"), _code("a = 1"), _code("b = 2")]
+    cells[2]["id"] = "cell-1"  # an existing id that a naive scheme would collide with
+    path.write_text(json.dumps(_nb(cells)))
+    assert nbt.stamp_notebook(path, "SETUP") is True
+    ids = [c["id"] for c in json.loads(path.read_text())["cells"]]
+    assert len(ids) == 4 and len(set(ids)) == 4
+    assert nbt.stamp_notebook(path, "SETUP") is False
