@@ -153,10 +153,13 @@ def test_handcrafted_query_structure_and_validation():
 
 
 def test_training_fits_noise_at_low_snr():
-    """Harmful regime (mu = 5): GD fits every noisy label, and clean test accuracy is below 1."""
+    """Harmful regime (mu = 5): GD fits every noisy label, and clean test accuracy is below 1.
+
+    Only p is trained here, to keep the test fast; the notebook trains W and p.
+    """
     cfg, train = _data(mu=5.0)
     test = ts.sample(cfg, 200, label_noise=0.0, generator=torch_generator(1000))
-    h = ts.train(train, test, cfg, lr=5e-3, steps=300, record_every=100)
+    h = ts.train(train, test, cfg, lr=5e-3, steps=300, record_every=100, train_W=False)
     assert h.train_acc[0] == pytest.approx(0.8, abs=0.15)
     assert h.train_acc[-1] == 1.0 and h.test_acc[-1] < 0.97
     assert h.train_loss[-1] < h.train_loss[0]
