@@ -19,12 +19,17 @@ __version__ = "0.1.0"
 _LAZY_SUBMODULES = frozenset(
     {
         "plotting",
+        "source",
         "connectionism",
         "feedforward",
         "autodiff",
         "optim",
         "training",
+        "recurrent",
+        "attention",
+        "symmetry",
         "flt",
+        "bayes",
     }
 )
 

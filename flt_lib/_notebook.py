@@ -26,16 +26,24 @@ SOLUTION_TAG = "solution"    # marks code cells that belong to an exercise's sol
 SETUP_TAGS = [SETUP_TAG, "hide-input"]  # hide-input: the website collapses the cell
 
 SETUP_TEMPLATE = '''\
-# Setup: the same cell opens every notebook (stamped by `python -m flt_lib._notebook stamp`).
+# Setup: the same cell opens every notebook (`make stamp` writes it).
 import importlib.util, os, subprocess, sys
-if importlib.util.find_spec("flt_lib") is None:  # e.g. on Colab: install the book's pinned version
-    spec = os.environ.get("FLT_LIB_SPEC", "flt_lib @ git+{repo_url}@v{version}")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", spec], check=True)
+if importlib.util.find_spec("flt_lib") is None:  # on Colab: install the pinned version
+    url = "git+{repo_url}@v{version}"
+    spec = os.environ.get("FLT_LIB_SPEC", f"flt_lib @ {{url}}")
+    if subprocess.run([sys.executable, "-m", "pip", "install", "-q", spec]).returncode:
+        raise SystemExit(
+            f"Could not install flt_lib from {{spec!r}} (pip's message is above).\\n"
+            "Check the network and that the repository has the tag v{version}\\n"
+            "(for a fork: set repository.url in _config.yml and run `make stamp`),\\n"
+            "or point FLT_LIB_SPEC at another pip spec, in a cell above this one:\\n"
+            "  os.environ['FLT_LIB_SPEC'] = 'git+https://github.com/YOU/REPO@main'")
 import flt_lib
-from flt_lib.rng import set_seed
-from flt_lib.device import get_device
+from flt_lib.device import get_device, set_threads
 from flt_lib.plotting import use_book_style
+from flt_lib.rng import set_seed
 set_seed(0)
+set_threads()  # torch threads: FLT_THREADS, default 1
 use_book_style()
 device = get_device()  # FLT_DEVICE=cuda to run on a GPU
 print(f"flt_lib {{flt_lib.__version__}} on {{device}}")'''

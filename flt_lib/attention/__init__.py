@@ -1,0 +1,1 @@
+"""Chapter 5: attention and transformers (one module per setting)."""

@@ -1,0 +1,1 @@
+"""Appendix A: Bayesian learning: posteriors, MCMC, Langevin dynamics, Gaussian processes."""
