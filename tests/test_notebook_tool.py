@@ -27,8 +27,9 @@ def _code(text, tags=None, outputs=None, count=None):
 
 def test_setup_source_pins_the_version_and_never_a_bare_name():
     src = nbt.setup_source("https://github.com/org/book/", "1.2.3")
-    assert '"flt_lib @ git+https://github.com/org/book@v1.2.3"' in src
-    assert "FLT_LIB_SPEC" in src and "set_seed(0)" in src and "get_device()" in src
+    assert 'url = "git+https://github.com/org/book@v1.2.3"' in src
+    assert 'spec = os.environ.get("FLT_LIB_SPEC", f"flt_lib @ {url}")' in src
+    assert "set_seed(0)" in src and "get_device()" in src and "set_threads()" in src
     # The spec always carries a URL: never `pip install flt_lib` / `flt-lib` from PyPI.
     assert "install flt" not in src and '"flt_lib"' not in src.split("find_spec")[1].split("\n")[1]
 
