@@ -33,7 +33,7 @@ if importlib.util.find_spec("flt_lib") is None:  # on Colab: install the pinned 
     spec = os.environ.get("FLT_LIB_SPEC", f"flt_lib @ {{url}}")
     if subprocess.run([sys.executable, "-m", "pip", "install", "-q", spec]).returncode:
         raise SystemExit(
-            f"Could not install flt_lib from {{spec!r}} (pip's message is above).\\n"
+            f"pip could not install {{spec!r}} (its message is above).\\n"
             "Check the network and that the repository has the tag v{version}\\n"
             "(for a fork: set repository.url in _config.yml and run `make stamp`),\\n"
             "or point FLT_LIB_SPEC at another pip spec, in a cell above this one:\\n"
