@@ -20,6 +20,7 @@ _LAZY_SUBMODULES = frozenset(
     {
         "plotting",
         "source",
+        "stats",
         "connectionism",
         "feedforward",
         "autodiff",

@@ -19,6 +19,7 @@ import numpy as np
 from matplotlib.axes import Axes
 
 from flt_lib._validate import check_real
+from flt_lib.stats import loglog_slope
 
 # Okabe & Ito (2008), "Color universal design": distinguishable under common colour blindness.
 COLORS: tuple[str, ...] = (
@@ -84,32 +85,6 @@ def get_ax(ax: Axes | None = None, *, figsize: tuple[float, float] | None = None
     if ax is None:
         _, ax = plt.subplots(figsize=figsize)
     return ax
-
-
-def loglog_slope(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> tuple[float, float]:
-    """Least-squares fit of ``log y = slope * log x + intercept``.
-
-    The book uses this to check scaling laws ("the error decays like m^(-1/2)").
-
-    Args:
-        x: positive abscissae, shape (k,), k >= 2.
-        y: positive ordinates, shape (k,).
-
-    Returns:
-        ``(slope, intercept)`` with the intercept in natural-log units.
-    """
-    xa = np.asarray(x, dtype=float)
-    ya = np.asarray(y, dtype=float)
-    if xa.ndim != 1 or ya.ndim != 1 or xa.shape != ya.shape:
-        raise ValueError(
-            f"x and y must be 1-D arrays of the same length, got shapes {xa.shape} and {ya.shape}"
-        )
-    if xa.size < 2:
-        raise ValueError(f"x must have at least 2 points to fit a slope, got {xa.size}")
-    if np.any(xa <= 0) or np.any(ya <= 0):
-        raise ValueError("x and y must be strictly positive for a log-log fit, got a value <= 0")
-    slope, intercept = np.polyfit(np.log(xa), np.log(ya), 1)
-    return float(slope), float(intercept)
 
 
 def plot_loglog(

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flt_lib.feedforward import approximation as ap
-from flt_lib.plotting import loglog_slope
+from flt_lib.stats import loglog_slope
 from flt_lib.rng import torch_generator
 
 

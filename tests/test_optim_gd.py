@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flt_lib.optim import gd
-from flt_lib.plotting import loglog_slope
+from flt_lib.stats import loglog_slope
 from flt_lib.rng import torch_generator
 
 D = torch.float64
