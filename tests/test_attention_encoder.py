@@ -1,0 +1,72 @@
+import dataclasses
+
+import pytest
+import torch
+
+from flt_lib.attention.encoder import Encoder, EncoderConfig
+from flt_lib.attention.multi_head import equivariance_gap
+from flt_lib.device import set_threads
+from flt_lib.rng import torch_generator
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """Small tensors: one torch thread is many times faster than two on a loaded 2-core machine."""
+    old = torch.get_num_threads()
+    set_threads(1)
+    yield
+    torch.set_num_threads(old)
+
+
+def _cfg(**kw):
+    base = dict(vocab=10, d_model=16, n_heads=2, n_layers=2, d_ff=32, max_len=12, d_out=5)
+    return EncoderConfig(**{**base, **kw})
+
+
+def test_shapes_cls_and_vector_inputs():
+    m = Encoder(_cfg(cls=True), generator=torch_generator(0))
+    out = m(torch.randint(0, 10, (3, 7)))
+    assert out.logits.shape == (3, 8, 5) and len(out.weights) == 2 and out.weights[0].shape == (3, 2, 8, 8)
+    v = Encoder(_cfg(vocab=0, d_in=6, positions="learned"), generator=torch_generator(0))
+    assert v(torch.randn(2, 4, 6)).logits.shape == (2, 4, 5)
+
+
+def test_no_positions_is_equivariant_and_positions_are_not():
+    x = torch.randn(2, 6, 6, generator=torch_generator(1))
+    perm = torch.tensor([3, 1, 5, 0, 2, 4])
+    gaps = {}
+    for p in ("none", "sinusoidal", "learned", "rope"):
+        m = Encoder(_cfg(vocab=0, d_in=6, positions=p), generator=torch_generator(2))
+        gaps[p] = equivariance_gap(lambda z: m(z).logits, x, perm)
+    assert gaps["none"] < 1e-5 and min(gaps["sinusoidal"], gaps["learned"], gaps["rope"]) > 1e-3
+
+
+def test_causal_model_does_not_look_ahead():
+    m = Encoder(_cfg(causal=True), generator=torch_generator(3))
+    x = torch.randint(0, 10, (1, 8), generator=torch_generator(4))
+    y = x.clone()
+    y[0, 5:] = (y[0, 5:] + 1) % 10
+    torch.testing.assert_close(m(x).logits[:, :5], m(y).logits[:, :5])
+
+
+def test_seeded_init():
+    a, b = (Encoder(_cfg(positions="learned"), generator=torch_generator(5)) for _ in range(2))
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="exactly one of vocab and d_in must be > 0"):
+        _cfg(d_in=3)
+    with pytest.raises(ValueError, match="positions must be one of"):
+        _cfg(positions="relative")
+    with pytest.raises(ValueError, match="rope needs an even head width"):
+        _cfg(d_model=6, n_heads=2, positions="rope")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        _cfg().d_model = 4
+    m = Encoder(_cfg(), generator=torch_generator(0))
+    with pytest.raises(ValueError, match="inputs has length 13 > max_len = 12"):
+        m(torch.zeros(1, 13, dtype=torch.long))
+    with pytest.raises(TypeError, match="inputs must be integer token ids"):
+        m(torch.zeros(1, 3))
+    with pytest.raises(TypeError, match="cfg must be an EncoderConfig"):
+        Encoder({}, generator=torch_generator(0))
