@@ -4,18 +4,8 @@ from torch import nn
 
 from flt_lib.attention import block as blk
 from flt_lib.attention.scoring import causal_mask
-from flt_lib.device import set_threads
 from flt_lib.rng import torch_generator
 from flt_lib.training.normalisation import batch_norm, layer_norm
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Small tensors: one torch thread is many times faster than two on a loaded 2-core machine."""
-    old = torch.get_num_threads()
-    set_threads(1)
-    yield
-    torch.set_num_threads(old)
 
 
 def test_token_layer_norm_is_the_books_layer_norm_and_invariant():

@@ -5,17 +5,7 @@ import torch
 from torch.nn import functional as F
 
 from flt_lib.attention import circuits as c
-from flt_lib.device import set_threads
 from flt_lib.rng import torch_generator
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Small tensors: one torch thread is many times faster than two on a loaded 2-core machine."""
-    old = torch.get_num_threads()
-    set_threads(1)
-    yield
-    torch.set_num_threads(old)
 
 
 def test_induction_data_structure():

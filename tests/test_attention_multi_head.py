@@ -7,17 +7,7 @@ from torch import nn
 from flt_lib.attention import multi_head as mh
 from flt_lib.attention.positions import sinusoidal_encoding
 from flt_lib.attention.scoring import causal_mask
-from flt_lib.device import set_threads
 from flt_lib.rng import torch_generator
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Small tensors: one torch thread is many times faster than two on a loaded 2-core machine."""
-    old = torch.get_num_threads()
-    set_threads(1)
-    yield
-    torch.set_num_threads(old)
 
 
 def _torch_mha(E=16, h=4, kdim=None, seed=0):

@@ -6,17 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flt_lib.attention import positions as pos
-from flt_lib.device import set_threads
 from flt_lib.rng import torch_generator
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Small tensors: one torch thread is many times faster than two on a loaded 2-core machine."""
-    old = torch.get_num_threads()
-    set_threads(1)
-    yield
-    torch.set_num_threads(old)
 
 
 def test_sinusoidal_formula():

@@ -8,17 +8,7 @@ from torch.nn import functional as F
 
 from flt_lib.attention import scoring as sc
 from flt_lib.connectionism import dense_memory
-from flt_lib.device import set_threads
 from flt_lib.rng import torch_generator
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Small tensors: one torch thread is many times faster than two on a loaded 2-core machine."""
-    old = torch.get_num_threads()
-    set_threads(1)
-    yield
-    torch.set_num_threads(old)
 
 
 def _qkv(B=2, h=3, T_q=5, T_k=7, d_k=8, d_v=4, seed=0, dtype=torch.float32):

@@ -184,10 +184,12 @@ def attention(
     Returns:
         ``(out, A)``: outputs, shape (..., T_q, d_v), and weights, shape (..., T_q, T_k).
     """
-    scores = dot_product_scores(q, k, scale=scale)  # (..., T_q, T_k)
-    if bias is not None:
-        scores = scores + check_tensor(bias, "bias", floating=True)
-    return attention_from_scores(scores, v, mask=mask)
+    scores = dot_product_scores(q, k, scale=scale)  # (..., T_q, T_k), a fresh tensor
+    if bias is not None:  # in place: the product's backward pass does not need its output
+        scores += check_tensor(bias, "bias", floating=True)
+    if mask is not None:
+        scores.masked_fill_(~_check_mask(mask, scores), float("-inf"))
+    return attention_from_scores(scores, v)
 
 
 def softmax_jacobian(p: torch.Tensor) -> torch.Tensor:
