@@ -101,6 +101,13 @@ def test_score_statistics_variance_is_d():
     big = sc.score_statistics(512, T=8, n_queries=500, scaled=False, generator=torch_generator(0))
     small = sc.score_statistics(512, T=8, n_queries=500, scaled=True, generator=torch_generator(0))
     assert big.max_weight > 0.95 > small.max_weight and big.jacobian_norm < small.jacobian_norm / 5
+    # the closed-form Jacobian norm equals the norm of the materialised Jacobian
+    g = torch_generator(9)
+    s = sc.score_statistics(16, T=5, n_queries=3, scaled=True, generator=g)
+    g = torch_generator(9)
+    q, k = torch.randn(3, 1, 16, generator=g, dtype=torch.float64), torch.randn(3, 5, 16, generator=g, dtype=torch.float64)
+    p = torch.softmax((q @ k.transpose(1, 2)).squeeze(1) / 4, -1)
+    assert s.jacobian_norm == pytest.approx(sc.softmax_jacobian(p).flatten(1).norm(dim=1).mean().item())
 
 
 @settings(max_examples=15, deadline=None)

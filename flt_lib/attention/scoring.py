@@ -237,11 +237,17 @@ def score_statistics(
     T = check_int(T, "T", min_value=2)
     n_queries = check_int(n_queries, "n_queries", min_value=2)
     check_generator(generator)
-    q = torch.randn(n_queries, 1, d, generator=generator, dtype=torch.float64)  # (n, 1, d)
-    k = torch.randn(n_queries, T, d, generator=generator, dtype=torch.float64)  # (n, T, d)
-    raw = dot_product_scores(q, k, scale=1.0).squeeze(-2)  # (n, T)
-    p = torch.softmax(raw / math.sqrt(d) if scaled else raw, dim=-1)  # (n, T)
-    jac = softmax_jacobian(p).flatten(-2).norm(dim=-1)  # (n,)
+    raw = []
+    for start in range(0, n_queries, 256):  # in chunks, so that memory stays small at large d
+        n = min(256, n_queries - start)
+        q = torch.randn(n, 1, d, generator=generator, dtype=torch.float64)  # (n, 1, d)
+        k = torch.randn(n, T, d, generator=generator, dtype=torch.float64)  # (n, T, d)
+        raw.append(dot_product_scores(q, k, scale=1.0).squeeze(-2))  # (n, T)
+    raw = torch.cat(raw)  # (n_queries, T)
+    p = torch.softmax(raw / math.sqrt(d) if scaled else raw, dim=-1)  # (n_queries, T)
+    # ||diag(p) - p p^T||_F^2 = sum p_i^2 - 2 sum p_i^3 + (sum p_i^2)^2, without forming J
+    p2 = (p**2).sum(-1)
+    jac = (p2 - 2 * (p**3).sum(-1) + p2**2).clamp_min(0).sqrt()  # (n_queries,)
     return ScoreStats(
         d=d, scaled=bool(scaled), score_var=raw.var().item(),
         max_weight=p.max(dim=-1).values.mean().item(), jacobian_norm=jac.mean().item(),

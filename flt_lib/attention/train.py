@@ -71,7 +71,7 @@ def train(
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     record_every = check_int(record_every, "record_every", min_value=1)
     weight_decay = check_real(weight_decay, "weight_decay", min_value=0.0)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, foreach=True)
     rec_steps, rec_loss, rec_metric, running = [], [], [], []
     start = time.perf_counter()
     for step in range(1, steps + 1):
