@@ -56,12 +56,24 @@ def test_block_variants_and_cross_attention():
 
 def test_pure_attention_collapses_to_rank_one_and_skips_prevent_it():
     X = torch.randn(16, 32, generator=torch_generator(3), dtype=torch.float64)
-    res = blk.relative_residual(blk.pure_attention_stack(X, n_layers=6, skip=False, generator=torch_generator(4)))
+    W = blk.random_attention_weights(6, 32, generator=torch_generator(4))
+    res = blk.relative_residual(blk.pure_attention_stack(X, W, skip=False))
     assert res[0] > 0.9 and res[3] < 1e-3 and res[6] < 1e-12
-    res_skip = blk.relative_residual(blk.pure_attention_stack(X, n_layers=6, skip=True, generator=torch_generator(4)))
+    res_skip = blk.relative_residual(blk.pure_attention_stack(X, W, skip=True))
     assert res_skip[6] > 0.3
+    # one layer by hand
+    Q, K, V = X @ W[0, 0], X @ W[0, 1], X @ W[0, 2]
+    ref = torch.softmax(Q @ K.T / 32**0.5, -1) @ V
+    torch.testing.assert_close(blk.pure_attention_stack(X, W[:1], skip=False)[1], ref)
     ones = torch.ones(4, 3) * torch.tensor([1.0, 2.0, 3.0])
     assert blk.relative_residual(ones).item() == 0.0
+
+
+def test_xavier_init():
+    b = blk.xavier_init_(blk.TransformerBlock(8, 2, 32, generator=torch_generator(5)), generator=torch_generator(6))
+    w = b.ffn.W_1.weight
+    a = (6 / (8 + 32)) ** 0.5
+    assert w.abs().max() <= a and w.abs().max() > 0.9 * a and torch.all(b.ffn.W_1.bias == 0)
 
 
 def test_bad_inputs():
@@ -78,6 +90,12 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="d_ff must be >= 1"):
         blk.FeedForward(8, 0, generator=g)
     with pytest.raises(ValueError, match=r"X must be a 2-D tensor \(n, d\)"):
-        blk.pure_attention_stack(torch.ones(2, 3, 4), n_layers=2, skip=True, generator=g)
+        blk.pure_attention_stack(torch.ones(2, 3, 4), torch.ones(1, 3, 4, 4), skip=True)
+    with pytest.raises(ValueError, match=r"weights must have shape \(n_layers, 3, d, d\) with d = 4"):
+        blk.pure_attention_stack(torch.ones(3, 4), torch.ones(1, 3, 5, 5), skip=True)
+    with pytest.raises(TypeError, match="model must be a torch.nn.Module"):
+        blk.xavier_init_(3, generator=g)
+    with pytest.raises(ValueError, match="n_layers must be >= 1"):
+        blk.random_attention_weights(0, 4, generator=g)
     with pytest.raises(ValueError, match=r"X must have shape \(\.\.\., n, d\)"):
         blk.relative_residual(torch.ones(3))

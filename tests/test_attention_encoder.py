@@ -60,3 +60,28 @@ def test_bad_inputs():
         m(torch.zeros(1, 3))
     with pytest.raises(TypeError, match="cfg must be an EncoderConfig"):
         Encoder({}, generator=torch_generator(0))
+
+
+def test_ffn_gradient_norms_match_autograd_and_show_post_ln_growth():
+    from flt_lib.attention.block import xavier_init_
+    from flt_lib.attention.encoder import ffn_gradient_norms
+
+    m = Encoder(_cfg(n_layers=3), generator=torch_generator(6))
+    x = torch.randint(0, 10, (4, 6), generator=torch_generator(7))
+    y = torch.randint(0, 5, (4, 6), generator=torch_generator(8))
+    norms = ffn_gradient_norms(m, x, y)
+    torch.nn.functional.cross_entropy(m(x).logits.flatten(0, 1), y.flatten()).backward()
+    assert norms == pytest.approx([b.ffn.W_2.weight.grad.norm().item() for b in m.blocks])
+    ratios = {}
+    for norm in ("post", "pre"):
+        cfg = _cfg(vocab=16, d_model=32, n_heads=2, n_layers=12, d_ff=64, d_out=16, norm=norm,
+                   final_norm=norm == "pre")
+        model = xavier_init_(Encoder(cfg, generator=torch_generator(9)), generator=torch_generator(10))
+        g = torch_generator(11)
+        n = ffn_gradient_norms(model, torch.randint(0, 16, (32, 12), generator=g), torch.randint(0, 16, (32, 12), generator=g))
+        ratios[norm] = n[-1] / n[0]
+    assert ratios["post"] > 1.0 > ratios["pre"]
+    with pytest.raises(ValueError, match="feed-forward networks"):
+        ffn_gradient_norms(Encoder(_cfg(d_ff=0), generator=torch_generator(0)), x, y)
+    with pytest.raises(ValueError, match=r"targets must have shape \(B, T'\)"):
+        ffn_gradient_norms(m, x, y[:, :3])

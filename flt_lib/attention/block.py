@@ -33,7 +33,9 @@ __all__ = [
     "TokenLayerNorm",
     "TransformerBlock",
     "pure_attention_stack",
+    "random_attention_weights",
     "relative_residual",
+    "xavier_init_",
 ]
 
 NORMS = ("pre", "post", "none")
@@ -168,36 +170,43 @@ class TransformerBlock(nn.Module):
         return BlockOutput(x=x, self_weights=weights["self"], cross_weights=weights.get("cross"))
 
 
-def pure_attention_stack(
-    X: torch.Tensor, *, n_layers: int, skip: bool, generator: torch.Generator, n_heads: int = 1
-) -> torch.Tensor:
-    """Apply ``n_layers`` random self-attention layers ``X <- sum_h softmax(X W_Q^h (X W_K^h)^T / sqrt(d_k)) X W_V^h``.
+def random_attention_weights(n_layers: int, d: int, *, generator: torch.Generator,
+                             dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """Independent ``W_Q, W_K, W_V`` per layer with i.i.d. ``N(0, 1/d)`` entries.
 
-    No FFN and no normalisation (Dong, Cordonnier & Loukas 2021, eq. 1); with ``skip=True`` each
-    layer adds its input back. Every ``W`` has i.i.d. ``N(0, 1/d)`` entries, fresh per layer;
-    the value matrices of the heads are scaled by ``1/sqrt(h)``.
+    Returns:
+        Weights, shape (n_layers, 3, d, d): ``[l, 0]`` is ``W_Q``, ``[l, 1]`` is ``W_K`` and
+        ``[l, 2]`` is ``W_V`` of layer ``l``.
+    """
+    n_layers = check_int(n_layers, "n_layers", min_value=1)
+    d = check_int(d, "d", min_value=1)
+    check_generator(generator)
+    return torch.randn(n_layers, 3, d, d, generator=generator, dtype=dtype) / d**0.5
+
+
+def pure_attention_stack(X: torch.Tensor, weights: torch.Tensor, *, skip: bool) -> torch.Tensor:
+    """Apply single-head self-attention layers ``X <- softmax(X W_Q (X W_K)^T / sqrt d) X W_V``.
+
+    No FFN and no normalisation: the self-attention network (SAN) of Dong, Cordonnier & Loukas
+    (2021); with ``skip=True`` each layer adds its input back, ``X <- X + SA(X)``.
 
     Args:
         X: one sequence, shape (n, d).
-        n_layers: depth, >= 1.
+        weights: per-layer ``(W_Q, W_K, W_V)``, shape (n_layers, 3, d, d) (see
+            :func:`random_attention_weights`).
         skip: add the residual connection.
-        generator: CPU generator for the weights.
-        n_heads: heads per layer, >= 1.
 
     Returns:
         The representations after every layer, shape (n_layers + 1, n, d); entry 0 is ``X``.
     """
     X = check_tensor(X, "X", ndim=2, floating=True, shape_doc="(n, d)")
-    n_layers = check_int(n_layers, "n_layers", min_value=1)
-    n_heads = check_int(n_heads, "n_heads", min_value=1)
-    check_generator(generator)
     d = X.shape[1]
+    weights = check_tensor(weights, "weights", ndim=4, shape=(None, 3, d, d), floating=True,
+                           shape_doc=f"(n_layers, 3, d, d) with d = {d}")
     out = [X]
-    for _ in range(n_layers):
-        W = torch.randn(3, n_heads, d, d, generator=generator, dtype=X.dtype).to(X.device) / d**0.5
-        W[2] = W[2] / n_heads**0.5
-        heads, _ = attention(X @ W[0], X @ W[1], X @ W[2])  # (h, n, d)
-        X = heads.sum(0) + (X if skip else 0.0)  # (n, d)
+    for W_Q, W_K, W_V in weights.to(device=X.device, dtype=X.dtype):
+        head, _ = attention(X @ W_Q, X @ W_K, X @ W_V)  # (n, d)
+        X = head + X if skip else head
         out.append(X)
     return torch.stack(out)
 
@@ -224,3 +233,23 @@ def relative_residual(X: torch.Tensor) -> torch.Tensor:
         return (l1 * linf).sqrt()
 
     return norm(X - X.mean(dim=-2, keepdim=True)) / norm(X)
+
+
+def xavier_init_(model: nn.Module, *, generator: torch.Generator) -> nn.Module:
+    """Re-draw every ``nn.Linear`` weight of ``model`` from Xavier's uniform law, biases zero.
+
+    ``U(-a, a)`` with ``a = sqrt(6 / (fan_in + fan_out))`` (Glorot & Bengio 2010), the
+    initialisation of the transformers studied by Xiong et al. (2020). Returns ``model``.
+    """
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    check_generator(generator)
+    with torch.no_grad():
+        for layer in model.modules():
+            if isinstance(layer, nn.Linear):
+                a = (6.0 / (layer.in_features + layer.out_features)) ** 0.5
+                w = (torch.rand(layer.weight.shape, generator=generator) * 2 - 1) * a
+                layer.weight.copy_(w)
+                if layer.bias is not None:
+                    layer.bias.zero_()
+    return model

@@ -21,7 +21,7 @@ from flt_lib.attention.multi_head import init_linear
 from flt_lib.attention.positions import sinusoidal_encoding
 from flt_lib.attention.scoring import causal_mask
 
-__all__ = ["POSITIONS", "Encoder", "EncoderConfig", "EncoderOutput"]
+__all__ = ["POSITIONS", "Encoder", "EncoderConfig", "EncoderOutput", "ffn_gradient_norms"]
 
 POSITIONS = ("none", "sinusoidal", "learned", "rope")
 
@@ -145,3 +145,30 @@ class Encoder(nn.Module):
             weights.append(out.self_weights)
         h = self.final_norm(x) if self.final_norm is not None else x
         return EncoderOutput(logits=self.head(h), hidden=x, weights=weights)
+
+
+def ffn_gradient_norms(model: Encoder, inputs: torch.Tensor, targets: torch.Tensor) -> list[float]:
+    """Frobenius norms of ``dL/dW_2`` of every block's FFN, for the mean cross-entropy loss.
+
+    The quantity Xiong et al. (2020) track across layers at initialisation (their ``W^{2,l}``).
+    The model's gradients are computed afresh (earlier ones are discarded) and then cleared.
+
+    Args:
+        model: an :class:`Encoder` whose blocks have FFNs (``d_ff > 0``).
+        inputs: token ids (B, T) or vectors (B, T, d_in).
+        targets: class ids at every position, (B, T') with ``T'`` the output length.
+
+    Returns:
+        One norm per block, from the first (input side) to the last (output side).
+    """
+    if not isinstance(model, Encoder):
+        raise TypeError(f"model must be an Encoder, got {type(model).__name__}")
+    if model.cfg.d_ff == 0 or model.cfg.n_layers == 0:
+        raise ValueError("model must have blocks with feed-forward networks (d_ff > 0, n_layers > 0)")
+    model.zero_grad(set_to_none=True)
+    logits = model(inputs).logits  # (B, T', d_out)
+    check_tensor(targets, "targets", shape=logits.shape[:2], shape_doc=f"(B, T') = {tuple(logits.shape[:2])}")
+    torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten()).backward()
+    norms = [block.ffn.W_2.weight.grad.norm().item() for block in model.blocks]
+    model.zero_grad(set_to_none=True)
+    return norms
