@@ -27,8 +27,9 @@ def test_masking_rule_frequencies():
 def test_markov_chain_and_reversal():
     P = bert.markov_chain(6, successors=2, generator=torch_generator(3))
     torch.testing.assert_close(P.sum(1), torch.ones(6, dtype=torch.float64))
-    assert ((P > 0).sum(1) == 2).all()
-    P = 0.5 * P + 0.5 / 6  # make it irreducible
+    assert ((P > 0).sum(1) == 2).all() and all(P[i, (i + 1) % 6] > 0 for i in range(6))
+    reach = torch.linalg.matrix_power((P > 0).double() + torch.eye(6, dtype=torch.float64), 6)
+    assert torch.all(reach > 0)  # irreducible
     pi = bert.stationary(P)
     torch.testing.assert_close(pi @ P, pi)
     R = bert.reverse_chain(P)
@@ -38,6 +39,22 @@ def test_markov_chain_and_reversal():
     emp = torch.zeros(6, 6, dtype=torch.float64)
     emp.index_put_((x[:, 0], x[:, 1]), torch.ones(3000, dtype=torch.float64), accumulate=True)
     assert (emp / 3000 - pi[:, None] * P).abs().max() < 0.03
+
+
+def test_neighbour_posterior_by_enumeration():
+    P = 0.5 * bert.markov_chain(4, successors=2, generator=torch_generator(9)) + 0.5 / 4
+    pi = bert.stationary(P)
+    x = torch.tensor([[2, 0, 3]])
+    post = bert.neighbour_posterior(P, x)
+    for t in range(3):  # brute force: the joint law of the 3-token sequence, position t free
+        joint = torch.zeros(4, dtype=torch.float64)
+        for v in range(4):
+            seq = x[0].tolist()
+            seq[t] = v
+            joint[v] = pi[seq[0]] * P[seq[0], seq[1]] * P[seq[1], seq[2]]
+        torch.testing.assert_close(post[0, t], joint / joint.sum())
+    with pytest.raises(ValueError, match="at least 2 positions"):
+        bert.neighbour_posterior(P, torch.zeros(2, 1, dtype=torch.long))
 
 
 def test_mlm_loss_and_classifier_copy():
@@ -63,6 +80,8 @@ def test_bad_inputs():
         bert.markov_chain(4, successors=5, generator=torch_generator(0))
     with pytest.raises(ValueError, match=r"P must be a 2-D tensor \(V, V\)"):
         bert.stationary(torch.ones(3))
+    with pytest.raises(ValueError, match="P must be irreducible"):
+        bert.stationary(torch.eye(3, dtype=torch.float64))
     with pytest.raises(ValueError, match="T must be >= 1"):
         bert.sample_chain(torch.eye(2, dtype=torch.float64), 2, 0, generator=torch_generator(0))
     with pytest.raises(TypeError, match="encoder must be an Encoder"):

@@ -30,6 +30,7 @@ __all__ = [
     "mask_tokens",
     "markov_chain",
     "mlm_loss",
+    "neighbour_posterior",
     "prepend_cls",
     "reverse_chain",
     "sample_chain",
@@ -102,9 +103,11 @@ def mask_tokens(
 
 
 def markov_chain(vocab: int, *, successors: int, generator: torch.Generator) -> torch.Tensor:
-    """A random transition matrix: each symbol has ``successors`` possible next symbols.
+    """A random irreducible transition matrix: each symbol has ``successors`` possible next symbols.
 
-    Row ``i`` puts Dirichlet(1) weights on ``successors`` distinct symbols chosen at random.
+    Symbol ``i`` always may go to ``i + 1 (mod vocab)`` (so every symbol can reach every other:
+    the chain is irreducible), and to ``successors - 1`` further distinct symbols chosen at
+    random; row ``i`` puts Dirichlet(1) weights on its successors.
 
     Returns:
         ``P``, shape (vocab, vocab), float64, rows summing to one.
@@ -114,7 +117,9 @@ def markov_chain(vocab: int, *, successors: int, generator: torch.Generator) -> 
     check_generator(generator)
     P = torch.zeros(vocab, vocab, dtype=torch.float64)
     for i in range(vocab):
-        cols = torch.randperm(vocab, generator=generator)[:successors]
+        nxt = (i + 1) % vocab
+        others = [j for j in torch.randperm(vocab, generator=generator).tolist() if j != nxt]
+        cols = torch.tensor([nxt, *others[: successors - 1]])
         w = -torch.log(torch.rand(successors, generator=generator, dtype=torch.float64))  # Exp(1)
         P[i, cols] = w / w.sum()
     return P
@@ -125,7 +130,10 @@ def stationary(P: torch.Tensor) -> torch.Tensor:
     P = check_tensor(P, "P", ndim=2, floating=True, shape_doc="(V, V)")
     evals, evecs = torch.linalg.eig(P.double().T)
     pi = evecs[:, (evals - 1).abs().argmin()].real
-    return pi / pi.sum()
+    pi = pi / pi.sum()
+    if not bool(torch.isfinite(pi).all()) or pi.min() <= 0:
+        raise ValueError("P must be irreducible (every state reachable), so that pi > 0 is unique")
+    return pi
 
 
 def reverse_chain(P: torch.Tensor) -> torch.Tensor:
@@ -149,6 +157,32 @@ def sample_chain(P: torch.Tensor, B: int, T: int, *, generator: torch.Generator)
         x = torch.multinomial(P[x], 1, generator=generator).squeeze(1)
         out.append(x)
     return torch.stack(out, dim=1)
+
+
+def neighbour_posterior(P: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+    """Law of each token given its two neighbours under the chain ``P`` (eq-attn-neighbour).
+
+    ``p(x_t = v | x_{t-1}, x_{t+1}) ∝ P[x_{t-1}, v] P[v, x_{t+1}]``; the first position uses the
+    stationary law ``pi_v`` in place of ``P[x_{t-1}, v]``, the last position drops the right
+    factor.
+
+    Args:
+        P: transition matrix, shape (V, V).
+        tokens: symbol ids in ``0..V-1``, shape (B, T) with ``T >= 2``.
+
+    Returns:
+        Probabilities, shape (B, T, V), float64.
+    """
+    P = check_tensor(P, "P", ndim=2, floating=True, shape_doc="(V, V)").double()
+    check_tensor(tokens, "tokens", ndim=2, shape_doc="(B, T) token ids")
+    if tokens.shape[1] < 2:
+        raise ValueError(f"tokens must have at least 2 positions, got {tokens.shape[1]}")
+    t = tokens.cpu()
+    left = torch.cat([stationary(P).expand(t.shape[0], 1, -1), P[t[:, :-1]]], dim=1)  # (B, T, V)
+    right = torch.cat([P[:, t[:, 1:]].permute(1, 2, 0), torch.ones(t.shape[0], 1, P.shape[0],
+                                                                  dtype=P.dtype)], dim=1)
+    w = left * right  # (B, T, V)
+    return w / w.sum(-1, keepdim=True)
 
 
 def prepend_cls(tokens: torch.Tensor, cls_id: int) -> torch.Tensor:
