@@ -42,7 +42,7 @@ IGNORE = -100  # label of positions that are not predicted (PyTorch's ignore_ind
 
 @dataclass(frozen=True)
 class MaskingRule:
-    """BERT's corruption rule: select a fraction of positions, then mask, randomise or keep them."""
+    """BERT's corruption rule: select positions, then mask, randomise or keep each of them."""
 
     p_select: float = 0.15  # fraction of positions whose original token must be predicted
     p_mask: float = 0.8     # of the selected: replaced by [MASK]
@@ -53,7 +53,9 @@ class MaskingRule:
         check_real(self.p_mask, "p_mask", min_value=0.0, max_value=1.0)
         check_real(self.p_random, "p_random", min_value=0.0, max_value=1.0)
         if self.p_mask + self.p_random > 1.0:
-            raise ValueError(f"p_mask + p_random must be <= 1, got {self.p_mask} + {self.p_random}")
+            raise ValueError(
+                f"p_mask + p_random must be <= 1, got {self.p_mask} + {self.p_random}"
+            )
 
 
 @dataclass(frozen=True)
@@ -68,14 +70,20 @@ class Masked:
 
 
 def mask_tokens(
-    tokens: torch.Tensor, rule: MaskingRule, *, vocab: int, generator: torch.Generator, protect: int = 0
+    tokens: torch.Tensor,
+    rule: MaskingRule,
+    *,
+    vocab: int,
+    generator: torch.Generator,
+    protect: int = 0,
 ) -> Masked:
     """Apply the 15% / 80-10-10 rule (eq-attn-mlm) to symbol ids ``0..vocab-1``.
 
     Args:
         tokens: ids, shape (B, T); the first ``protect`` columns (e.g. [CLS]) are never selected.
         rule: the probabilities.
-        vocab: number of symbols ``V``; [MASK] is ``V``, random replacements are uniform on ``0..V-1``.
+        vocab: number of symbols ``V``; [MASK] is ``V``, and random replacements are uniform
+            on ``0..V-1``.
         generator: CPU generator.
         protect: number of leading positions to leave alone.
 
@@ -99,11 +107,12 @@ def mask_tokens(
     selected, masked, randomised = selected.to(dev), masked.to(dev), randomised.to(dev)
     inputs = torch.where(masked, vocab, torch.where(randomised, rnd.to(dev), tokens))
     labels = torch.where(selected, tokens, IGNORE)
-    return Masked(inputs=inputs, labels=labels, selected=selected, masked=masked, randomised=randomised)
+    return Masked(inputs=inputs, labels=labels, selected=selected, masked=masked,
+                  randomised=randomised)
 
 
 def markov_chain(vocab: int, *, successors: int, generator: torch.Generator) -> torch.Tensor:
-    """A random irreducible transition matrix: each symbol has ``successors`` possible next symbols.
+    """A random irreducible transition matrix; each symbol has ``successors`` possible successors.
 
     Symbol ``i`` always may go to ``i + 1 (mod vocab)`` (so every symbol can reach every other:
     the chain is irreducible), and to ``successors - 1`` further distinct symbols chosen at
@@ -137,7 +146,7 @@ def stationary(P: torch.Tensor) -> torch.Tensor:
 
 
 def reverse_chain(P: torch.Tensor) -> torch.Tensor:
-    """The time-reversed chain ``R[i, j] = pi_j P[j, i] / pi_i``: same frequencies, reversed order."""
+    """Time reversal ``R[i, j] = pi_j P[j, i] / pi_i``: same symbol frequencies."""
     pi = stationary(P)
     return (P.T * pi[None, :]) / pi[:, None]
 
@@ -198,7 +207,9 @@ def mlm_loss(model: Encoder, batch: Masked) -> torch.Tensor:
     return F.cross_entropy(logits.flatten(0, 1), batch.labels.flatten(), ignore_index=IGNORE)
 
 
-def classifier_from_pretrained(encoder: Encoder, n_classes: int, *, generator: torch.Generator) -> Encoder:
+def classifier_from_pretrained(
+    encoder: Encoder, n_classes: int, *, generator: torch.Generator
+) -> Encoder:
     """A copy of ``encoder`` with a fresh linear head of ``n_classes`` outputs (to read at [CLS]).
 
     The body (embeddings, positions, blocks, final norm) keeps its pretrained weights; the

@@ -42,7 +42,9 @@ NORMS = ("pre", "post", "none")
 
 
 class TokenLayerNorm(nn.Module):
-    """LayerNorm over the last axis of (B, T, d): every token is standardised on its own (eq-attn-layernorm).
+    """LayerNorm over the last axis of (B, T, d): each token is standardised on its own.
+
+    The normalisation of eq-attn-layernorm.
 
     It computes :func:`flt_lib.training.normalisation.layer_norm` (Section 3.6) on every token,
     with torch's fused kernel ``F.layer_norm`` for speed; the tests check that the two agree.
@@ -56,15 +58,17 @@ class TokenLayerNorm(nn.Module):
         self.beta = nn.Parameter(torch.zeros(d))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Map (..., d) to (..., d); each row becomes ``gamma * (x - mean) / sqrt(var + eps) + beta``."""
+        """Map (..., d) to (..., d); x -> ``gamma (x - mean) / sqrt(var + eps) + beta``."""
         check_tensor(x, "x", floating=True)
         if x.ndim < 1 or x.shape[-1] != self.d:
-            raise ValueError(f"x must have last dimension d = {self.d}, got shape {tuple(x.shape)}")
+            raise ValueError(
+                f"x must have last dimension d = {self.d}, got shape {tuple(x.shape)}"
+            )
         return F.layer_norm(x, (self.d,), self.gamma, self.beta, self.eps)
 
 
 class FeedForward(nn.Module):
-    """Position-wise feed-forward network ``FFN(x) = W_2 ReLU(W_1 x + b_1) + b_2`` (eq-attn-ffn)."""
+    """The position-wise network ``FFN(x) = W_2 ReLU(W_1 x + b_1) + b_2`` (eq-attn-block)."""
 
     def __init__(self, d_model: int, d_ff: int, *, generator: torch.Generator) -> None:
         super().__init__()
@@ -88,7 +92,7 @@ class BlockOutput:
 
 
 class TransformerBlock(nn.Module):
-    """One transformer block: self-attention, optional cross-attention, optional FFN (eq-attn-block).
+    """A transformer block: self-attention, optional cross-attention, optional FFN (eq-attn-block).
 
     Args:
         d_model: token width.
@@ -117,14 +121,21 @@ class TransformerBlock(nn.Module):
         self.norm = str(check_choice(norm, "norm", NORMS))
         self.skip = bool(skip)
         d_ff = check_int(d_ff, "d_ff", min_value=0)
-        self.self_attn = MultiHeadAttention(d_model, n_heads, rope_base=rope_base, generator=generator)
-        self.cross_attn = MultiHeadAttention(d_model, n_heads, generator=generator) if cross else None
+        self.self_attn = MultiHeadAttention(d_model, n_heads, rope_base=rope_base,
+                                            generator=generator)
+        self.cross_attn = None
+        if cross:
+            self.cross_attn = MultiHeadAttention(d_model, n_heads, generator=generator)
         self.ffn = FeedForward(d_model, d_ff, generator=generator) if d_ff else None
         n_sub = 1 + bool(cross) + bool(d_ff)
-        self.norms = nn.ModuleList(TokenLayerNorm(d_model) for _ in range(n_sub if norm != "none" else 0))
+        n_norms = n_sub if norm != "none" else 0
+        self.norms = nn.ModuleList(TokenLayerNorm(d_model) for _ in range(n_norms))
 
-    def sublayer(self, i: int, x: torch.Tensor, f: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
-        """Sublayer ``i`` around ``f``: ``x + f(LN(x))`` (pre), ``LN(x + f(x))`` (post), ``x + f(x)``."""
+    def sublayer(
+        self, i: int, x: torch.Tensor, f: Callable[[torch.Tensor], torch.Tensor]
+    ) -> torch.Tensor:
+        """Sublayer ``i`` around ``f``: ``x + f(LN(x))`` (pre), ``LN(x + f(x))`` (post) or
+        ``x + f(x)`` (none); without the skip, ``f(LN(x))``, ``LN(f(x))`` or ``f(x)``."""
         if self.norm == "pre":
             return x + f(self.norms[i](x)) if self.skip else f(self.norms[i](x))
         y = x + f(x) if self.skip else f(x)
@@ -151,7 +162,9 @@ class TransformerBlock(nn.Module):
         """
         check_tensor(x, "x", ndim=3, floating=True, shape_doc="(B, T, d_model)")
         if (memory is None) != (self.cross_attn is None):
-            raise ValueError("memory must be given exactly when the block has cross-attention (cross=True)")
+            raise ValueError(
+                "memory must be given exactly when the block has cross-attention (cross=True)"
+            )
         weights = {}
 
         def self_attn(h: torch.Tensor) -> torch.Tensor:

@@ -28,7 +28,9 @@ __all__ = [
 ]
 
 
-def induction_data(B: int, T: int, *, vocab: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+def induction_data(
+    B: int, T: int, *, vocab: int, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Random sequences ``... [A][B] ... [A]`` whose label is ``[B]`` (eq-attn-induction-task).
 
     Each sequence draws a trigger ``A`` and fills positions ``0..T-2`` with symbols uniform on the
@@ -54,7 +56,7 @@ def induction_data(B: int, T: int, *, vocab: int, generator: torch.Generator) ->
 
 
 def torus_offsets(H: int, W: int) -> torch.Tensor:
-    """Relative positions ``delta = key - query`` on an ``H x W`` torus, wrapped to the shortest way round.
+    """Relative positions ``delta = key - query`` on an ``H x W`` torus, the short way round.
 
     Pixels are numbered row-major, ``n = r W + c``.
 
@@ -72,8 +74,12 @@ def torus_offsets(H: int, W: int) -> torch.Tensor:
     return torch.stack([wrap(r[None] - r[:, None], H), wrap(c[None] - c[:, None], W)], dim=-1)
 
 
-def quadratic_position_scores(offsets: torch.Tensor, shifts: torch.Tensor, alpha: float) -> torch.Tensor:
-    """Scores ``-alpha ||delta - Delta_h||^2`` of Cordonnier et al.'s quadratic encoding (eq-attn-quadratic).
+def quadratic_position_scores(
+    offsets: torch.Tensor, shifts: torch.Tensor, alpha: float
+) -> torch.Tensor:
+    """Scores ``-alpha ||delta - Delta_h||^2`` of Cordonnier et al.'s quadratic encoding.
+
+    The content-free scores of eq-attn-quadratic.
 
     Args:
         offsets: relative positions ``delta``, shape (N, N, 2) (see :func:`torus_offsets`).
@@ -83,7 +89,8 @@ def quadratic_position_scores(offsets: torch.Tensor, shifts: torch.Tensor, alpha
     Returns:
         Scores, shape (n_heads, N, N), float64.
     """
-    offsets = check_tensor(offsets, "offsets", ndim=3, shape=(None, None, 2), shape_doc="(N, N, 2)")
+    offsets = check_tensor(offsets, "offsets", ndim=3, shape=(None, None, 2),
+                           shape_doc="(N, N, 2)")
     shifts = check_tensor(shifts, "shifts", ndim=2, shape=(None, 2), shape_doc="(n_heads, 2)")
     alpha = check_real(alpha, "alpha", min_value=0.0, strict_min=True)
     diff = offsets[None].double() - shifts[:, None, None, :].double()  # (h, N, N, 2)
@@ -113,11 +120,14 @@ def conv_as_attention(image: torch.Tensor, kernel: torch.Tensor, alpha: float) -
                           shape_doc=f"(C_out, C_in, K, K) with C_in = {C_in}")
     K = kernel.shape[-1]
     if kernel.shape[-2] != K or K % 2 == 0:
-        raise ValueError(f"kernel must be square with an odd side K, got {tuple(kernel.shape[-2:])}")
+        raise ValueError(
+            f"kernel must be square with an odd side K, got {tuple(kernel.shape[-2:])}"
+        )
     a, b = torch.meshgrid(torch.arange(K), torch.arange(K), indexing="ij")
     shifts = torch.stack([a.flatten(), b.flatten()], dim=1) - K // 2  # (K^2, 2)
     scores = quadratic_position_scores(torus_offsets(H, W), shifts, alpha)  # (K^2, N, N)
     X = image.double().flatten(1).T  # (N, C_in) one token per pixel
     W_vo = kernel.double().flatten(2).permute(2, 1, 0)  # (K^2, C_in, C_out), head h's slice
-    heads, _ = attention_from_scores(scores.to(image.device), (X @ W_vo.to(image.device)))  # (K^2, N, C_out)
+    values = X.to(image.device) @ W_vo.to(image.device)  # (K^2, N, C_out)
+    heads, _ = attention_from_scores(scores.to(image.device), values)  # (K^2, N, C_out)
     return heads.sum(0).T.reshape(-1, H, W)

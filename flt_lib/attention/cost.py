@@ -24,7 +24,9 @@ from flt_lib.attention.multi_head import MultiHeadAttention
 __all__ = ["CostRow", "best_time", "saved_tensor_bytes", "sequence_costs"]
 
 
-def saved_tensor_bytes(fn: Callable[[], torch.Tensor], *, exclude: Sequence[torch.Tensor] = ()) -> int:
+def saved_tensor_bytes(
+    fn: Callable[[], torch.Tensor], *, exclude: Sequence[torch.Tensor] = ()
+) -> int:
     """Bytes of the distinct tensors autograd saves while ``fn()`` runs its forward pass.
 
     Tensors sharing storage with one in ``exclude`` (e.g. the parameters, whose memory does not
@@ -47,7 +49,7 @@ def saved_tensor_bytes(fn: Callable[[], torch.Tensor], *, exclude: Sequence[torc
 
 
 def best_time(fn: Callable[[], object], *, repeat: int = 5) -> float:
-    """Best wall-clock time of ``fn()`` over ``repeat`` runs (after one warm-up run), in seconds."""
+    """Best wall-clock time of ``fn()`` over ``repeat`` runs after one warm-up run, in seconds."""
     repeat = check_int(repeat, "repeat", min_value=1)
     fn()
     times = []
@@ -70,7 +72,12 @@ class CostRow:
 
 
 def sequence_costs(
-    lengths: Sequence[int], *, d_model: int, n_heads: int, generator: torch.Generator, repeat: int = 3
+    lengths: Sequence[int],
+    *,
+    d_model: int,
+    n_heads: int,
+    generator: torch.Generator,
+    repeat: int = 3,
 ) -> list[CostRow]:
     """Time and saved memory of one self-attention layer and one recurrence, for each length.
 
@@ -107,7 +114,9 @@ def sequence_costs(
             return rnn(x)[0]
 
         rows.append(CostRow(
-            T=T, attention_s=best_time(att, repeat=repeat), recurrence_s=best_time(rec, repeat=repeat),
+            T=T,
+            attention_s=best_time(att, repeat=repeat),
+            recurrence_s=best_time(rec, repeat=repeat),
             attention_bytes=saved_tensor_bytes(att, exclude=params),
             recurrence_bytes=saved_tensor_bytes(rec, exclude=params),
         ))

@@ -59,10 +59,16 @@ class EncoderConfig:
         check_choice(self.norm, "norm", NORMS)
         check_int(self.d_in, "d_in", min_value=0)
         if (self.vocab == 0) == (self.d_in == 0):
-            raise ValueError(f"exactly one of vocab and d_in must be > 0, got vocab={self.vocab}, d_in={self.d_in}")
+            raise ValueError(
+                f"exactly one of vocab and d_in must be > 0, got vocab={self.vocab}, "
+                f"d_in={self.d_in}"
+            )
         check_real(self.rope_base, "rope_base", min_value=1.0, strict_min=True)
         if self.positions == "rope" and self.d_model // self.n_heads % 2:
-            raise ValueError(f"rope needs an even head width d_model/n_heads, got {self.d_model // self.n_heads}")
+            raise ValueError(
+                f"rope needs an even head width d_model/n_heads, got "
+                f"{self.d_model // self.n_heads}"
+            )
 
 
 @dataclass(frozen=True)
@@ -99,11 +105,12 @@ class Encoder(nn.Module):
         if cfg.positions == "learned":
             self.pos = nn.Parameter(torch.randn(n_pos, d, generator=generator) / math.sqrt(d))
         else:
-            self.register_buffer("pos", sinusoidal_encoding(n_pos, d) if cfg.positions == "sinusoidal" else None)
+            sinusoidal = cfg.positions == "sinusoidal"
+            self.register_buffer("pos", sinusoidal_encoding(n_pos, d) if sinusoidal else None)
         self.cls_vec = nn.Parameter(torch.randn(1, 1, d, generator=generator)) if cfg.cls else None
         self.blocks = nn.ModuleList(
-            TransformerBlock(d, cfg.n_heads, cfg.d_ff, norm=cfg.norm, rope_base=cfg.rope_base if cfg.positions == "rope" else None,
-                             generator=generator)
+            TransformerBlock(d, cfg.n_heads, cfg.d_ff, norm=cfg.norm, generator=generator,
+                             rope_base=cfg.rope_base if cfg.positions == "rope" else None)
             for _ in range(cfg.n_layers)
         )
         self.final_norm = TokenLayerNorm(d) if cfg.final_norm else None
@@ -116,8 +123,8 @@ class Encoder(nn.Module):
             if inputs.is_floating_point():
                 raise TypeError(f"inputs must be integer token ids, got dtype {inputs.dtype}")
         else:
-            check_tensor(inputs, "inputs", ndim=3, shape=(None, None, self.cfg.d_in), floating=True,
-                         shape_doc=f"(B, T, d_in) with d_in = {self.cfg.d_in}")
+            check_tensor(inputs, "inputs", ndim=3, shape=(None, None, self.cfg.d_in),
+                         floating=True, shape_doc=f"(B, T, d_in) with d_in = {self.cfg.d_in}")
         if inputs.shape[1] > self.cfg.max_len:
             raise ValueError(f"inputs has length {inputs.shape[1]} > max_len = {self.cfg.max_len}")
         x = self.embed(inputs)  # (B, T, d)
@@ -164,10 +171,13 @@ def ffn_gradient_norms(model: Encoder, inputs: torch.Tensor, targets: torch.Tens
     if not isinstance(model, Encoder):
         raise TypeError(f"model must be an Encoder, got {type(model).__name__}")
     if model.cfg.d_ff == 0 or model.cfg.n_layers == 0:
-        raise ValueError("model must have blocks with feed-forward networks (d_ff > 0, n_layers > 0)")
+        raise ValueError(
+            "model must have blocks with feed-forward networks (d_ff > 0, n_layers > 0)"
+        )
     model.zero_grad(set_to_none=True)
     logits = model(inputs).logits  # (B, T', d_out)
-    check_tensor(targets, "targets", shape=logits.shape[:2], shape_doc=f"(B, T') = {tuple(logits.shape[:2])}")
+    check_tensor(targets, "targets", shape=logits.shape[:2],
+                 shape_doc=f"(B, T') = {tuple(logits.shape[:2])}")
     torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten()).backward()
     norms = [block.ffn.W_2.weight.grad.norm().item() for block in model.blocks]
     model.zero_grad(set_to_none=True)

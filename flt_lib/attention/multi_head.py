@@ -47,29 +47,37 @@ def init_linear(layer: nn.Linear, *, generator: torch.Generator) -> nn.Linear:
     with torch.no_grad():
         for p in (layer.weight, layer.bias):
             if p is not None:
-                p.copy_(torch.rand(p.shape, generator=generator, dtype=p.dtype) * 2 * bound - bound)
+                u = torch.rand(p.shape, generator=generator, dtype=p.dtype)
+                p.copy_(u * 2 * bound - bound)
     return layer
 
 
 def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
-    """Reshape (B, T, h d_k) into h heads, (B, h, T, d_k): head ``j`` gets columns ``j d_k .. (j+1) d_k - 1``."""
+    """Reshape (B, T, h d_k) into h heads (B, h, T, d_k).
+
+    Head ``j`` gets the columns ``j d_k, ..., (j+1) d_k - 1``.
+    """
     x = check_tensor(x, "x", ndim=3, shape_doc="(B, T, h d_k)")
     n_heads = check_int(n_heads, "n_heads", min_value=1)
     B, T, width = x.shape
     if width % n_heads:
-        raise ValueError(f"the last dimension of x ({width}) must be divisible by n_heads={n_heads}")
+        raise ValueError(
+            f"the last dimension of x ({width}) must be divisible by n_heads={n_heads}"
+        )
     return x.view(B, T, n_heads, width // n_heads).transpose(1, 2)  # (B, h, T, d_k)
 
 
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
-    """Concatenate the heads again: (B, h, T, d_k) -> (B, T, h d_k); the inverse of :func:`split_heads`."""
+    """Concatenate the heads, (B, h, T, d_k) -> (B, T, h d_k); inverse of :func:`split_heads`."""
     x = check_tensor(x, "x", ndim=4, shape_doc="(B, h, T, d_k)")
     B, h, T, d_k = x.shape
     return x.transpose(1, 2).reshape(B, T, h * d_k)
 
 
 class MultiHeadAttention(nn.Module):
-    """Multi-head attention ``concat(head_1..head_h) W_o`` with ``head_j = attention(X_q W_q^j, ...)`` (eq-attn-mha).
+    """Multi-head attention ``concat(head_1, ..., head_h) W_o`` (eq-attn-mha).
+
+    Head ``j`` is ``attention(X_q W_q^j, X_kv W_k^j, X_kv W_v^j)``.
 
     Args:
         d_model: width of the queries and of the output; ``d_model = h d_k``.
@@ -96,10 +104,14 @@ class MultiHeadAttention(nn.Module):
         self.d_model = check_int(d_model, "d_model", min_value=1)
         self.n_heads = check_int(n_heads, "n_heads", min_value=1)
         if d_model % n_heads:
-            raise ValueError(f"n_heads must divide d_model, got d_model={d_model}, n_heads={n_heads}")
+            raise ValueError(
+                f"n_heads must divide d_model, got d_model={d_model}, n_heads={n_heads}"
+            )
         self.d_k = d_model // n_heads
         self.d_kv = d_model if d_kv is None else check_int(d_kv, "d_kv", min_value=1)
-        self.rope_base = None if rope_base is None else check_real(rope_base, "rope_base", min_value=1.0, strict_min=True)
+        if rope_base is not None:
+            rope_base = check_real(rope_base, "rope_base", min_value=1.0, strict_min=True)
+        self.rope_base = rope_base
         check_generator(generator)
         self.W_q = init_linear(nn.Linear(d_model, d_model, bias=bias), generator=generator)
         self.W_k = init_linear(nn.Linear(self.d_kv, d_model, bias=bias), generator=generator)
@@ -148,9 +160,12 @@ class MultiHeadAttention(nn.Module):
         k, v = kv if kv is not None else self.project_kv(x_q if x_kv is None else x_kv)
         if self.rope_base is not None:
             if x_kv is not None or kv is not None:
-                raise ValueError("rotary positions support self-attention only (x_kv and kv must be None)")
+                raise ValueError(
+                    "rotary positions support self-attention only (x_kv and kv must be None)"
+                )
             q, k = rotary(q, base=self.rope_base), rotary(k, base=self.rope_base)
-        out, weights = attention(q, k, v, mask=mask, bias=bias)  # (B, h, T_q, d_k), (B, h, T_q, T_k)
+        out, weights = attention(q, k, v, mask=mask, bias=bias)  # (B, h, T_q, d_k) and
+        # weights (B, h, T_q, T_k)
         return self.W_o(merge_heads(out)), weights
 
 
@@ -197,7 +212,9 @@ def from_torch(torch_mha: nn.MultiheadAttention) -> MultiHeadAttention:
     Works for ``batch_first`` layers with equal or different key/value widths (``kdim = vdim``).
     """
     if not isinstance(torch_mha, nn.MultiheadAttention):
-        raise TypeError(f"torch_mha must be a torch.nn.MultiheadAttention, got {type(torch_mha).__name__}")
+        raise TypeError(
+            f"torch_mha must be a torch.nn.MultiheadAttention, got {type(torch_mha).__name__}"
+        )
     if torch_mha.kdim != torch_mha.vdim:
         raise ValueError(f"kdim must equal vdim, got kdim={torch_mha.kdim}, vdim={torch_mha.vdim}")
     E = torch_mha.embed_dim
@@ -220,8 +237,10 @@ def from_torch(torch_mha: nn.MultiheadAttention) -> MultiHeadAttention:
     return ours
 
 
-def equivariance_gap(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, perm: torch.Tensor) -> float:
-    """``max |f(x[:, perm]) - f(x)[:, perm]|``: zero exactly when ``f`` commutes with this permutation.
+def equivariance_gap(
+    f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, perm: torch.Tensor
+) -> float:
+    """``max |f(x[:, perm]) - f(x)[:, perm]|``, zero exactly when ``f`` commutes with ``perm``.
 
     Args:
         f: maps a sequence batch (B, T, d) to (B, T, d_out).
@@ -233,7 +252,8 @@ def equivariance_gap(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor,
     """
     x = check_tensor(x, "x", ndim=3, shape_doc="(B, T, d)")
     perm = check_tensor(perm, "perm", shape=(x.shape[1],), shape_doc=f"(T,) = ({x.shape[1]},)")
-    if perm.is_floating_point() or not torch.equal(perm.sort().values.cpu(), torch.arange(x.shape[1])):
+    is_perm = torch.equal(perm.sort().values.cpu(), torch.arange(x.shape[1]))
+    if perm.is_floating_point() or not is_perm:
         raise ValueError(f"perm must be a permutation of 0..{x.shape[1] - 1}, got {perm.tolist()}")
     perm = perm.to(x.device)
     return (f(x[:, perm]) - f(x)[:, perm]).abs().max().item()

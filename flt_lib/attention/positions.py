@@ -37,7 +37,9 @@ def _check_even(d: object) -> int:
     return d
 
 
-def frequencies(d: int, *, base: float = 10000.0, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+def frequencies(
+    d: int, *, base: float = 10000.0, dtype: torch.dtype = torch.float64
+) -> torch.Tensor:
     """The angular frequencies ``omega_k = base^(-2k/d)``, ``k = 0..d/2-1``, shape (d/2,)."""
     d = _check_even(d)
     base = check_real(base, "base", min_value=1.0, strict_min=True)
@@ -47,7 +49,9 @@ def frequencies(d: int, *, base: float = 10000.0, dtype: torch.dtype = torch.flo
 def sinusoidal_encoding(
     T: int, d: int, *, base: float = 10000.0, dtype: torch.dtype = torch.float32
 ) -> torch.Tensor:
-    """Sinusoidal positions ``P[t, 2k] = sin(t omega_k)``, ``P[t, 2k+1] = cos(t omega_k)`` (eq-attn-sinusoidal).
+    """Sinusoidal positions ``P[t, 2k] = sin(t w_k)``, ``P[t, 2k+1] = cos(t w_k)``.
+
+    Here ``w_k = base^(-2k/d)`` (:func:`frequencies`); eq-attn-sinusoidal.
 
     Args:
         T: number of positions, >= 1.
@@ -65,7 +69,7 @@ def sinusoidal_encoding(
 
 
 def binary_encoding(T: int, bits: int) -> torch.Tensor:
-    """Binary counting: ``B[t, j]`` is bit ``j`` of ``t`` (least significant first), shape (T, bits)."""
+    """Binary counting: ``B[t, j]`` is bit ``j`` of ``t`` (least significant first), (T, bits)."""
     T = check_int(T, "T", min_value=1)
     bits = check_int(bits, "bits", min_value=1)
     if T > 2**bits:
@@ -75,7 +79,9 @@ def binary_encoding(T: int, bits: int) -> torch.Tensor:
 
 
 def relative_rotation(k: int, d: int, *, base: float = 10000.0) -> torch.Tensor:
-    """Block-diagonal rotation ``R_k`` with ``p_{t+k} = R_k p_t`` for every ``t`` (eq-attn-relative).
+    """The block-diagonal rotation ``R_k`` with ``p_{t+k} = R_k p_t`` for all ``t``.
+
+    The relative-position property (eq-attn-relative).
 
     Block ``j`` is ``[[cos(k w_j), sin(k w_j)], [-sin(k w_j), cos(k w_j)]]`` acting on the pair
     ``(sin(t w_j), cos(t w_j))``; it does not depend on ``t``.
@@ -132,7 +138,8 @@ def alibi_bias(T: int, n_heads: int, *, dtype: torch.dtype = torch.float32) -> t
         dtype: floating dtype of the result.
 
     Returns:
-        Bias, shape (n_heads, T, T), to pass as ``bias=`` to :func:`flt_lib.attention.scoring.attention`.
+        Bias, shape (n_heads, T, T), to pass as ``bias=`` to
+        :func:`flt_lib.attention.scoring.attention`.
     """
     T = check_int(T, "T", min_value=1)
     n_heads = check_int(n_heads, "n_heads", min_value=1)

@@ -38,7 +38,9 @@ def _check_qk(q: object, k: object) -> tuple[torch.Tensor, torch.Tensor]:
     q = check_tensor(q, "q", floating=True)
     k = check_tensor(k, "k", floating=True)
     if q.ndim < 2:
-        raise ValueError(f"q must have at least 2 dimensions (..., T_q, d_k), got shape {tuple(q.shape)}")
+        raise ValueError(
+            f"q must have at least 2 dimensions (..., T_q, d_k), got shape {tuple(q.shape)}"
+        )
     if k.ndim != q.ndim or k.shape[:-2] != q.shape[:-2] or k.shape[-1] != q.shape[-1]:
         raise ValueError(
             f"k must have shape (..., T_k, d_k) = {(*q.shape[:-2], 'T_k', q.shape[-1])} to match "
@@ -47,7 +49,9 @@ def _check_qk(q: object, k: object) -> tuple[torch.Tensor, torch.Tensor]:
     return q, k
 
 
-def dot_product_scores(q: torch.Tensor, k: torch.Tensor, *, scale: float | None = None) -> torch.Tensor:
+def dot_product_scores(
+    q: torch.Tensor, k: torch.Tensor, *, scale: float | None = None
+) -> torch.Tensor:
     """Scores ``q_i . k_t * scale``; the default scale is ``1/sqrt(d_k)`` (eq-attn-scores).
 
     Args:
@@ -60,14 +64,17 @@ def dot_product_scores(q: torch.Tensor, k: torch.Tensor, *, scale: float | None 
         Scores, shape (..., T_q, T_k).
     """
     q, k = _check_qk(q, k)
-    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else check_real(scale, "scale", min_value=0.0, strict_min=True)
+    if scale is None:
+        scale = 1.0 / math.sqrt(q.shape[-1])
+    else:
+        scale = check_real(scale, "scale", min_value=0.0, strict_min=True)
     return (q * scale) @ k.transpose(-2, -1)  # (..., T_q, T_k)
 
 
 def additive_scores(
     q: torch.Tensor, k: torch.Tensor, W_q: torch.Tensor, W_k: torch.Tensor, w: torch.Tensor
 ) -> torch.Tensor:
-    """Additive (MLP) scores ``w^T tanh(W_q^T q_i + W_k^T k_t)`` of Bahdanau et al. (eq-attn-additive).
+    """Additive (MLP) scores ``w^T tanh(W_q^T q_i + W_k^T k_t)`` (Bahdanau et al.; eq-attn-scores).
 
     Args:
         q: queries, shape (..., T_q, d_q).
@@ -86,15 +93,19 @@ def additive_scores(
             f"q and k must have shapes (..., T_q, d_q) and (..., T_k, d_k) with the same leading "
             f"dimensions, got {tuple(q.shape)} and {tuple(k.shape)}"
         )
-    W_q = check_tensor(W_q, "W_q", ndim=2, shape=(q.shape[-1], None), floating=True, shape_doc="(d_q, d_a)")
+    W_q = check_tensor(W_q, "W_q", ndim=2, shape=(q.shape[-1], None), floating=True,
+                       shape_doc="(d_q, d_a)")
     d_a = W_q.shape[1]
-    check_tensor(W_k, "W_k", shape=(k.shape[-1], d_a), floating=True, shape_doc=f"(d_k, d_a) = ({k.shape[-1]}, {d_a})")
+    check_tensor(W_k, "W_k", shape=(k.shape[-1], d_a), floating=True,
+                 shape_doc=f"(d_k, d_a) = ({k.shape[-1]}, {d_a})")
     check_tensor(w, "w", shape=(d_a,), floating=True, shape_doc=f"(d_a,) = ({d_a},)")
     hidden = torch.tanh((q @ W_q).unsqueeze(-2) + (k @ W_k).unsqueeze(-3))  # (..., T_q, T_k, d_a)
     return hidden @ w  # (..., T_q, T_k)
 
 
-def causal_mask(T_q: int, T_k: int | None = None, *, device: torch.device | str | None = None) -> torch.Tensor:
+def causal_mask(
+    T_q: int, T_k: int | None = None, *, device: torch.device | str | None = None
+) -> torch.Tensor:
     """Boolean mask, True where query ``i`` may attend to key ``t``: ``t <= i + (T_k - T_q)``.
 
     With ``T_k = T_q`` this is the lower-triangular mask of a decoder: a token sees itself and
@@ -117,7 +128,9 @@ def causal_mask(T_q: int, T_k: int | None = None, *, device: torch.device | str 
 def _check_mask(mask: object, scores: torch.Tensor) -> torch.Tensor:
     mask = check_tensor(mask, "mask")
     if mask.dtype != torch.bool:
-        raise TypeError(f"mask must be a boolean tensor (True = may attend), got dtype {mask.dtype}")
+        raise TypeError(
+            f"mask must be a boolean tensor (True = may attend), got dtype {mask.dtype}"
+        )
     T_q, T_k = scores.shape[-2:]
     if mask.ndim < 2 or mask.shape[-1] != T_k or mask.shape[-2] not in (1, T_q):
         raise ValueError(
@@ -125,14 +138,16 @@ def _check_mask(mask: object, scores: torch.Tensor) -> torch.Tensor:
             f"got {tuple(mask.shape)}"
         )
     if not bool(mask.any(dim=-1).all()):
-        raise ValueError("mask must let every query attend to at least one key; a row is all False")
+        raise ValueError(
+            "mask must let every query attend to at least one key; a row is all False"
+        )
     return mask
 
 
 def attention_from_scores(
     scores: torch.Tensor, v: torch.Tensor, *, mask: torch.Tensor | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Turn scores into weights by a row softmax and mix the values: ``softmax(S) V`` (eq-attn-lookup).
+    """Row softmax of the scores, then a mix of the values: ``softmax(S) V`` (eq-attn-lookup).
 
     Masked entries get weight exactly zero.
 
@@ -149,8 +164,8 @@ def attention_from_scores(
     v = check_tensor(v, "v", floating=True)
     if scores.ndim < 2 or v.ndim < 2 or v.shape[-2] != scores.shape[-1]:
         raise ValueError(
-            f"v must have shape (..., T_k, d_v) with T_k = {scores.shape[-1] if scores.ndim else '?'} "
-            f"(the last dimension of scores {tuple(scores.shape)}), got {tuple(v.shape)}"
+            f"v must have shape (..., T_k, d_v) with T_k the last dimension of scores "
+            f"{tuple(scores.shape)}, got {tuple(v.shape)}"
         )
     if mask is not None:
         scores = scores.masked_fill(~_check_mask(mask, scores), float("-inf"))

@@ -92,9 +92,12 @@ class EncoderDecoder(nn.Module):
                 emb.weight.copy_(torch.randn(emb.weight.shape, generator=generator))
         self.register_buffer("pos", sinusoidal_encoding(cfg.max_len, d))
         block = dict(norm=cfg.norm, generator=generator)
-        self.encoder = nn.ModuleList(TransformerBlock(d, cfg.n_heads, cfg.d_ff, **block) for _ in range(cfg.n_layers))
+        self.encoder = nn.ModuleList(
+            TransformerBlock(d, cfg.n_heads, cfg.d_ff, **block) for _ in range(cfg.n_layers)
+        )
         self.decoder = nn.ModuleList(
-            TransformerBlock(d, cfg.n_heads, cfg.d_ff, cross=True, **block) for _ in range(cfg.n_layers)
+            TransformerBlock(d, cfg.n_heads, cfg.d_ff, cross=True, **block)
+            for _ in range(cfg.n_layers)
         )
         self.enc_norm, self.dec_norm = TokenLayerNorm(d), TokenLayerNorm(d)
         self.head = init_linear(nn.Linear(d, cfg.vocab), generator=generator)
@@ -102,10 +105,14 @@ class EncoderDecoder(nn.Module):
     def _check_tokens(self, x: torch.Tensor, name: str, top: int) -> None:
         check_tensor(x, name, ndim=2, shape_doc="(B, T) token ids")
         if x.is_floating_point() or x.shape[1] > self.cfg.max_len:
-            raise ValueError(f"{name} must hold integer ids and at most max_len = {self.cfg.max_len} "
-                             f"tokens, got dtype {x.dtype} and length {x.shape[1]}")
+            raise ValueError(
+                f"{name} must hold integer ids and at most max_len = {self.cfg.max_len} "
+                f"tokens, got dtype {x.dtype} and length {x.shape[1]}"
+            )
         if x.numel() and (x.min() < 0 or x.max() >= top):
-            raise ValueError(f"{name} ids must lie in [0, {top - 1}], got [{int(x.min())}, {int(x.max())}]")
+            raise ValueError(
+                f"{name} ids must lie in [0, {top - 1}], got [{int(x.min())}, {int(x.max())}]"
+            )
 
     def encode(self, src: torch.Tensor) -> torch.Tensor:
         """Encode source ids (B, S) into the memory (B, S, d_model)."""
@@ -126,7 +133,8 @@ class EncoderDecoder(nn.Module):
             y = out.x
             cross.append(out.cross_weights)
             selfw.append(out.self_weights)
-        return Seq2SeqOutput(logits=self.head(self.dec_norm(y)), cross_weights=cross, self_weights=selfw)
+        logits = self.head(self.dec_norm(y))  # (B, T, vocab)
+        return Seq2SeqOutput(logits=logits, cross_weights=cross, self_weights=selfw)
 
     def forward(self, src: torch.Tensor, tgt_in: torch.Tensor) -> Seq2SeqOutput:
         """Teacher-forced pass: source ids (B, S), shifted target ids (B, T)."""
@@ -153,7 +161,7 @@ def reversal_data(
 
 
 def teacher_forcing_loss(model: EncoderDecoder, batch: tuple[torch.Tensor, ...]) -> torch.Tensor:
-    """Mean cross-entropy of the next target token given the true previous ones (eq-attn-teacher)."""
+    """Cross-entropy of each next target token given the true previous ones (eq-attn-teacher)."""
     src, tgt_in, tgt_out = batch
     logits = model(src, tgt_in).logits  # (B, T, vocab)
     return F.cross_entropy(logits.flatten(0, 1), tgt_out.flatten())
@@ -198,7 +206,9 @@ class DecodeResult:
     logits: torch.Tensor  # (B, steps, vocab) the scores at each step
 
 
-def greedy_decode(model: EncoderDecoder, src: torch.Tensor, steps: int, *, use_cache: bool) -> DecodeResult:
+def greedy_decode(
+    model: EncoderDecoder, src: torch.Tensor, steps: int, *, use_cache: bool
+) -> DecodeResult:
     """Decode greedily, one token at a time, feeding each arg-max back in (eq-attn-greedy).
 
     Without the cache, step ``t`` reruns the decoder on all ``t`` tokens so far (cost

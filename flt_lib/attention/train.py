@@ -89,4 +89,5 @@ def train(
             else:
                 with torch.no_grad():
                     rec_metric.append(float(eval_fn(model)))
-    return History(steps=rec_steps, loss=rec_loss, metric=rec_metric, seconds=time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return History(steps=rec_steps, loss=rec_loss, metric=rec_metric, seconds=seconds)

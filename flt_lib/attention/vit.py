@@ -19,7 +19,14 @@ from torch.nn import functional as F
 from flt_lib._validate import check_generator, check_int, check_real, check_tensor
 from flt_lib.attention.encoder import Encoder, EncoderConfig
 
-__all__ = ["SmallCNN", "ViT", "glyph_images", "patch_embedding_as_conv", "patchify", "random_glyphs"]
+__all__ = [
+    "SmallCNN",
+    "ViT",
+    "glyph_images",
+    "patch_embedding_as_conv",
+    "patchify",
+    "random_glyphs",
+]
 
 
 def patchify(images: torch.Tensor, patch: int) -> torch.Tensor:
@@ -43,7 +50,7 @@ def patchify(images: torch.Tensor, patch: int) -> torch.Tensor:
 
 
 def patch_embedding_as_conv(linear: nn.Linear, *, channels: int, patch: int) -> nn.Conv2d:
-    """The strided convolution that computes the same patch embedding as ``linear`` on :func:`patchify`.
+    """The strided convolution that computes ``linear`` applied to :func:`patchify`'s patches.
 
     Output channel ``j`` has kernel ``linear.weight[j]`` reshaped to (C, p, p), stride ``p``.
     """
@@ -83,9 +90,10 @@ class ViT(nn.Module):
         image_size = check_int(image_size, "image_size", min_value=patch)
         if image_size % patch:
             raise ValueError(f"patch={patch} must divide image_size={image_size}")
-        cfg = EncoderConfig(vocab=0, d_in=channels * patch * patch, d_model=d_model, n_heads=n_heads,
-                            n_layers=n_layers, d_ff=d_ff, max_len=(image_size // patch) ** 2,
-                            d_out=n_classes, positions="learned", cls=True)
+        cfg = EncoderConfig(vocab=0, d_in=channels * patch * patch, d_model=d_model,
+                            n_heads=n_heads, n_layers=n_layers, d_ff=d_ff,
+                            max_len=(image_size // patch) ** 2, d_out=n_classes,
+                            positions="learned", cls=True)
         self.encoder = Encoder(cfg, generator=generator)
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
@@ -96,7 +104,9 @@ class ViT(nn.Module):
 class SmallCNN(nn.Module):
     """Two 3x3 convolutions with ReLU, a global max pool and a linear classifier."""
 
-    def __init__(self, channels: int, n_classes: int, *, width: int, generator: torch.Generator) -> None:
+    def __init__(
+        self, channels: int, n_classes: int, *, width: int, generator: torch.Generator
+    ) -> None:
         super().__init__()
         check_int(channels, "channels", min_value=1)
         check_int(n_classes, "n_classes", min_value=2)
@@ -118,7 +128,7 @@ class SmallCNN(nn.Module):
 
 
 def random_glyphs(n_classes: int, size: int, *, generator: torch.Generator) -> torch.Tensor:
-    """``n_classes`` distinct random binary glyphs of side ``size``, each half on, shape (n_classes, size, size)."""
+    """``n_classes`` random binary glyphs of side ``size``, half of each on: (K, size, size)."""
     n_classes = check_int(n_classes, "n_classes", min_value=2)
     size = check_int(size, "size", min_value=2)
     check_generator(generator)
