@@ -48,15 +48,6 @@ def _variances(prior_var: object, noise_var: object) -> tuple[float, float]:
     return prior_var, noise_var
 
 
-def _gain(X: torch.Tensor, prior_var: float, noise_var: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """Posterior covariance Sigma (d, d) and the map y -> mu, G = Sigma X^T / noise_var (d, n)."""
-    d = X.shape[1]
-    precision = X.T @ X / noise_var + torch.eye(d, dtype=X.dtype, device=X.device) / prior_var
-    L = torch.linalg.cholesky(precision)                                   # (d, d)
-    cov = torch.cholesky_inverse(L)
-    return cov, torch.cholesky_solve(X.T, L) / noise_var
-
-
 def blr_posterior(X: torch.Tensor, y: torch.Tensor, *, prior_var: float, noise_var: float) -> GaussianPosterior:
     """Posterior of Bayesian linear regression (eq-bayes-blr-posterior).
 
@@ -71,8 +62,10 @@ def blr_posterior(X: torch.Tensor, y: torch.Tensor, *, prior_var: float, noise_v
     """
     X, y = check_xy(X, y)
     prior_var, noise_var = _variances(prior_var, noise_var)
-    cov, gain = _gain(X, prior_var, noise_var)
-    return GaussianPosterior(gain @ y, cov)
+    d = X.shape[1]
+    precision = X.T @ X / noise_var + torch.eye(d, dtype=X.dtype, device=X.device) / prior_var
+    cov = torch.cholesky_inverse(torch.linalg.cholesky(precision))         # (d, d) Sigma
+    return GaussianPosterior(cov @ (X.T @ y) / noise_var, cov)
 
 
 def blr_predictive(
@@ -152,7 +145,8 @@ def sample_then_optimise(
     n_samples = check_int(n_samples, "n_samples", min_value=1)
     check_generator(generator)
     n, d = X.shape
-    _, gain = _gain(X, prior_var, noise_var)                                # (d, n)
+    post = blr_posterior(X, y, prior_var=prior_var, noise_var=noise_var)
+    gain = post.cov @ X.T / noise_var                                       # (d, n): y -> mean
     w0 = prior_var**0.5 * torch.randn(n_samples, d, generator=generator, dtype=X.dtype).to(X.device)
     e = noise_var**0.5 * torch.randn(n_samples, n, generator=generator, dtype=X.dtype).to(X.device)
     residual = y + e - w0 @ X.T                                             # (S, n)
