@@ -1,9 +1,11 @@
-"""Gaussian-process regression in closed form (Appendix A.5; Rasmussen & Williams, 2006, ch. 2 and 5).
+"""Gaussian-process regression in closed form (Appendix A.5; Rasmussen & Williams, 2006, ch. 2, 5).
 
 A GP prior ``f ~ GP(0, k)`` with Gaussian noise of variance ``s2`` gives, on training inputs
 with kernel matrix ``K`` and test inputs with cross-kernel ``K_*`` and kernel ``K_**``,
 
-    mean = K_* (K + s2 I)^{-1} y,     cov = K_** - K_* (K + s2 I)^{-1} K_*^T,   (eq-bayes-gp-posterior)
+    mean = K_* (K + s2 I)^{-1} y,    cov = K_** - K_* (K + s2 I)^{-1} K_*^T
+
+(eq-bayes-gp-posterior)
 
 and the log marginal likelihood ``log N(y; 0, K + s2 I)`` (eq-bayes-gp-lml). Everything is
 computed from one Cholesky factor of ``K + s2 I``.
@@ -19,17 +21,27 @@ import torch
 from flt_lib._validate import check_generator, check_int, check_real, check_tensor
 from flt_lib.bayes.linear import sample_gaussian
 
-__all__ = ["rbf_kernel", "linear_kernel", "GPPosterior", "gp_posterior", "log_marginal_likelihood", "sample_gp"]
+__all__ = [
+    "rbf_kernel",
+    "linear_kernel",
+    "GPPosterior",
+    "gp_posterior",
+    "log_marginal_likelihood",
+    "sample_gp",
+]
 
 
 def _pair(X1: object, X2: object) -> tuple[torch.Tensor, torch.Tensor]:
     X1 = check_tensor(X1, "X1", ndim=2, floating=True, shape_doc="(n1, d)")
-    X2 = check_tensor(X2, "X2", shape=(None, X1.shape[1]), floating=True, shape_doc=f"(n2, {X1.shape[1]})")
+    d = X1.shape[1]
+    X2 = check_tensor(X2, "X2", shape=(None, d), floating=True, shape_doc=f"(n2, {d})")
     return X1, X2
 
 
-def rbf_kernel(X1: torch.Tensor, X2: torch.Tensor, *, lengthscale: float, variance: float = 1.0) -> torch.Tensor:
-    """Squared-exponential kernel ``variance * exp(-|x - x'|^2 / (2 lengthscale^2))`` (eq-bayes-rbf).
+def rbf_kernel(
+    X1: torch.Tensor, X2: torch.Tensor, *, lengthscale: float, variance: float = 1.0
+) -> torch.Tensor:
+    """Squared-exponential kernel ``variance exp(-|x - x'|^2 / (2 lengthscale^2))`` (eq-bayes-rbf).
 
     Args:
         X1: inputs, shape (n1, d).
@@ -48,7 +60,9 @@ def rbf_kernel(X1: torch.Tensor, X2: torch.Tensor, *, lengthscale: float, varian
 
 
 def linear_kernel(X1: torch.Tensor, X2: torch.Tensor, *, variance: float = 1.0) -> torch.Tensor:
-    """Kernel ``(sigma^2 / d) x^T x'`` of a linear unit with weights ``N(0, sigma^2 / d I_d)`` (eq-bayes-linear-gp).
+    """Kernel ``(sigma^2 / d) x^T x'`` of a linear unit with ``N(0, sigma^2/d)`` weights.
+
+    This is the covariance of eq-bayes-linear-gp.
 
     Args:
         X1: inputs, shape (n1, d).
@@ -94,9 +108,14 @@ def _check_train(K_train: object, y: object) -> tuple[torch.Tensor, torch.Tensor
 
 
 def gp_posterior(
-    K_train: torch.Tensor, y: torch.Tensor, K_cross: torch.Tensor, K_test: torch.Tensor, *, noise_var: float
+    K_train: torch.Tensor,
+    y: torch.Tensor,
+    K_cross: torch.Tensor,
+    K_test: torch.Tensor,
+    *,
+    noise_var: float,
 ) -> GPPosterior:
-    """GP regression: posterior mean and covariance of f at the test inputs (eq-bayes-gp-posterior).
+    """GP regression: posterior mean and covariance of f at test inputs (eq-bayes-gp-posterior).
 
     Args:
         K_train: kernel on the training inputs, shape (n, n).
@@ -121,7 +140,9 @@ def gp_posterior(
 
 
 def log_marginal_likelihood(K_train: torch.Tensor, y: torch.Tensor, *, noise_var: float) -> float:
-    """Log evidence ``log N(y; 0, K + s2 I) = -y^T a / 2 - sum log diag L - n log(2 pi) / 2`` (eq-bayes-gp-lml).
+    """Log evidence ``log N(y; 0, K + s2 I)`` from one Cholesky factor (eq-bayes-gp-lml).
+
+    It is ``-y^T a / 2 - sum_i log L_ii - n log(2 pi) / 2`` with ``a = (K + s2 I)^{-1} y``.
 
     Args:
         K_train: kernel on the training inputs, shape (n, n).
@@ -139,7 +160,9 @@ def log_marginal_likelihood(K_train: torch.Tensor, y: torch.Tensor, *, noise_var
     return (-0.5 * y @ alpha - L.diagonal().log().sum() - 0.5 * n * math.log(2 * math.pi)).item()
 
 
-def sample_gp(K: torch.Tensor, n_samples: int, generator: torch.Generator, *, jitter: float = 1e-9) -> torch.Tensor:
+def sample_gp(
+    K: torch.Tensor, n_samples: int, generator: torch.Generator, *, jitter: float = 1e-9
+) -> torch.Tensor:
     """Draws of ``f ~ N(0, K)`` on a set of inputs, via the Cholesky factor of ``K + jitter I``.
 
     Args:
@@ -159,4 +182,5 @@ def sample_gp(K: torch.Tensor, n_samples: int, generator: torch.Generator, *, ji
     jitter = check_real(jitter, "jitter", min_value=0.0)
     _chol(K, jitter)  # a clear error if K + jitter I is not positive definite
     mean = torch.zeros(n, dtype=K.dtype, device=K.device)
-    return sample_gaussian(mean, K + jitter * torch.eye(n, dtype=K.dtype, device=K.device), n_samples, generator)
+    cov = K + jitter * torch.eye(n, dtype=K.dtype, device=K.device)
+    return sample_gaussian(mean, cov, n_samples, generator)

@@ -26,7 +26,8 @@ GradLogProb = Callable[[torch.Tensor], torch.Tensor]  # states (C, d) -> grad lo
 
 def _check_state(theta: object, p: object) -> tuple[torch.Tensor, torch.Tensor]:
     theta = check_tensor(theta, "theta", ndim=2, floating=True, shape_doc="(C, d)")
-    p = check_tensor(p, "p", shape=tuple(theta.shape), floating=True, shape_doc="(C, d) like theta")
+    p = check_tensor(p, "p", shape=tuple(theta.shape), floating=True,
+                     shape_doc="(C, d) like theta")
     return theta, p
 
 
@@ -56,7 +57,11 @@ def hamiltonian(log_prob: LogProb, theta: torch.Tensor, p: torch.Tensor) -> torc
 
 
 def leapfrog(
-    grad_log_prob: GradLogProb, theta: torch.Tensor, p: torch.Tensor, *, step: float | torch.Tensor,
+    grad_log_prob: GradLogProb,
+    theta: torch.Tensor,
+    p: torch.Tensor,
+    *,
+    step: float | torch.Tensor,
     n_steps: int,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``n_steps`` leapfrog steps of Hamiltonian dynamics (eq-bayes-leapfrog).
@@ -124,7 +129,9 @@ def hmc(
     step_jitter: float = 0.0,
     thin: int = 1,
 ) -> Chain:
-    """Hamiltonian Monte Carlo with unit mass (Duane et al., 1987; Neal, 2011) (eq-bayes-hmc-accept).
+    """Hamiltonian Monte Carlo with unit mass (Duane et al., 1987; Neal, 2011).
+
+    The acceptance rule is eq-bayes-hmc-accept.
 
     Each transition draws ``p ~ N(0, I)``, runs ``n_leapfrog`` leapfrog steps and accepts the end
     point with probability ``min(1, exp(H(start) - H(end)))``. With ``step_jitter = j`` every

@@ -56,7 +56,9 @@ def ula(
     generator: torch.Generator,
     thin: int = 1,
 ) -> Chain:
-    """Unadjusted Langevin algorithm ``theta' = theta + (eps/2) grad log pi(theta) + sqrt(eps) xi`` (eq-bayes-ula).
+    """Unadjusted Langevin algorithm (eq-bayes-ula).
+
+    ``theta' = theta + (eps/2) grad log pi(theta) + sqrt(eps) xi`` with ``xi ~ N(0, I)``.
 
     Args:
         grad_log_prob: gradient of the log target, ``(C, d) -> (C, d)``.
@@ -74,14 +76,17 @@ def ula(
     C, d = theta.shape
     out = []
     for t in range(1, n_steps + 1):
-        theta = theta + 0.5 * eps * grad_log_prob(theta) + math.sqrt(eps) * _noise(C, d, theta, generator)
+        drift = 0.5 * eps * grad_log_prob(theta)                                # (C, d)
+        theta = theta + drift + math.sqrt(eps) * _noise(C, d, theta, generator)
         if t % thin == 0:
             out.append(theta)
     return Chain(torch.stack(out), torch.ones(C, dtype=theta.dtype), 1, n_steps)
 
 
 def ula_gaussian_variance(step: float, var: float = 1.0) -> float:
-    """Stationary variance of ULA on ``N(0, var)``: ``var / (1 - eps / (4 var))`` (eq-bayes-ula-variance).
+    """Stationary variance ``var / (1 - eps / (4 var))`` of ULA on ``N(0, var)``.
+
+    This is eq-bayes-ula-variance.
 
     Args:
         step: ``0 < eps < 4 var`` (beyond that the chain diverges).
@@ -107,7 +112,7 @@ def mala(
     generator: torch.Generator,
     thin: int = 1,
 ) -> Chain:
-    """Metropolis-adjusted Langevin: the ULA step as a proposal, corrected by MH (Roberts & Tweedie, 1996).
+    """Metropolis-adjusted Langevin: the ULA step as an MH proposal (Roberts & Tweedie, 1996).
 
     The proposal density is ``q(theta' | theta) = N(theta + (eps/2) grad log pi(theta), eps I)``;
     it is not symmetric, so the Hastings ratio keeps both ``q`` terms (eq-bayes-mh-acceptance).
@@ -159,7 +164,7 @@ def underdamped_langevin(
     p0: torch.Tensor | None = None,
     thin: int = 1,
 ) -> Chain:
-    """Euler discretisation of underdamped Langevin dynamics with unit mass (eq-bayes-underdamped-step).
+    """Euler discretisation of underdamped Langevin dynamics (eq-bayes-underdamped-step).
 
     ``p' = (1 - gamma eps) p + eps grad log pi(theta) + sqrt(2 gamma eps T) xi``, then
     ``theta' = theta + eps p'``. The same ``gamma`` damps the momentum and sets the noise
@@ -190,7 +195,8 @@ def underdamped_langevin(
     if p0 is None:
         p = torch.zeros_like(theta)
     else:
-        p = check_tensor(p0, "p0", shape=(C, d), floating=True, shape_doc="(C, d) like theta0").clone()
+        p = check_tensor(p0, "p0", shape=(C, d), floating=True,
+                         shape_doc="(C, d) like theta0").clone()
     noise_sd = math.sqrt(2 * gamma * eps * temp)
     out = []
     for t in range(1, n_steps + 1):
@@ -273,7 +279,7 @@ def sgld(
 
 
 def polynomial_decay(start: float, end: float, n_steps: int, power: float = 0.55) -> torch.Tensor:
-    """Step sizes ``eps_t = a (b + t)^(-power)`` falling from ``start`` to ``end`` over ``n_steps``.
+    """Step sizes ``eps_t = a (b + t)^(-power)``, falling from ``start`` to ``end`` in ``n_steps``.
 
     Welling & Teh (2011) use ``power = 0.55``; any ``power`` in (0.5, 1] meets the conditions
     ``sum eps_t = inf`` and ``sum eps_t^2 < inf`` of Robbins & Monro (1951).

@@ -1,9 +1,11 @@
 """Bayesian linear regression: the one posterior we can write down (Appendix A.1).
 
-Model: ``y = X w + noise`` with ``noise ~ N(0, noise_var I_n)`` and prior ``w ~ N(0, prior_var I_d)``.
+Model: ``y = X w + noise``, ``noise ~ N(0, noise_var I_n)``, prior ``w ~ N(0, prior_var I_d)``.
 The posterior is Gaussian,
 
-    Sigma = (X^T X / noise_var + I / prior_var)^{-1},   mu = Sigma X^T y / noise_var,   (eq-bayes-blr-posterior)
+    Sigma = (X^T X / noise_var + I / prior_var)^{-1},  mu = Sigma X^T y / noise_var,
+
+(eq-bayes-blr-posterior)
 
 and its mean is the ridge (weight-decay) solution with ``lambda = noise_var / prior_var``. The
 module also draws exact posterior samples two ways, and forms Monte-Carlo predictive
@@ -48,7 +50,9 @@ def _variances(prior_var: object, noise_var: object) -> tuple[float, float]:
     return prior_var, noise_var
 
 
-def blr_posterior(X: torch.Tensor, y: torch.Tensor, *, prior_var: float, noise_var: float) -> GaussianPosterior:
+def blr_posterior(
+    X: torch.Tensor, y: torch.Tensor, *, prior_var: float, noise_var: float
+) -> GaussianPosterior:
     """Posterior of Bayesian linear regression (eq-bayes-blr-posterior).
 
     Args:
@@ -71,7 +75,9 @@ def blr_posterior(X: torch.Tensor, y: torch.Tensor, *, prior_var: float, noise_v
 def blr_predictive(
     post: GaussianPosterior, X_test: torch.Tensor, *, noise_var: float = 0.0
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Predictive mean and variance ``x^T mu`` and ``x^T Sigma x + noise_var`` (eq-bayes-blr-predictive).
+    """Predictive mean ``x^T mu`` and variance ``x^T Sigma x + noise_var``.
+
+    This is eq-bayes-blr-predictive.
 
     Args:
         post: the weight posterior.
@@ -147,8 +153,9 @@ def sample_then_optimise(
     n, d = X.shape
     post = blr_posterior(X, y, prior_var=prior_var, noise_var=noise_var)
     gain = post.cov @ X.T / noise_var                                       # (d, n): y -> mean
-    w0 = prior_var**0.5 * torch.randn(n_samples, d, generator=generator, dtype=X.dtype).to(X.device)
-    e = noise_var**0.5 * torch.randn(n_samples, n, generator=generator, dtype=X.dtype).to(X.device)
+    w0 = torch.randn(n_samples, d, generator=generator, dtype=X.dtype).to(X.device)
+    e = torch.randn(n_samples, n, generator=generator, dtype=X.dtype).to(X.device)
+    w0, e = prior_var**0.5 * w0, noise_var**0.5 * e                         # (S, d), (S, n)
     residual = y + e - w0 @ X.T                                             # (S, n)
     return w0 + residual @ gain.T                                           # ridge step from w0
 
@@ -156,7 +163,7 @@ def sample_then_optimise(
 def ensemble_predictive(
     f_samples: torch.Tensor, log_weights: torch.Tensor | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Mean and variance of predictions ``f(x; theta_s)`` over posterior draws (eq-bayes-mc-predictive).
+    """Mean and variance of predictions ``f(x; theta_s)`` over draws (eq-bayes-mc-predictive).
 
     With ``log_weights = None`` every draw counts once (the correct estimate for draws from the
     posterior). With weights the draws are averaged with the self-normalised weights
@@ -174,7 +181,8 @@ def ensemble_predictive(
     if log_weights is None:
         w = torch.full((f.shape[0],), 1.0 / f.shape[0], dtype=f.dtype, device=f.device)
     else:
-        lw = check_tensor(log_weights, "log_weights", shape=(f.shape[0],), floating=True, shape_doc="(S,)")
+        lw = check_tensor(log_weights, "log_weights", shape=(f.shape[0],), floating=True,
+                          shape_doc="(S,)")
         w = torch.softmax(lw, dim=0)
     mean = w @ f                                                               # (m,)
     return mean, w @ (f - mean) ** 2

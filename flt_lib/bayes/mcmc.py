@@ -36,7 +36,8 @@ __all__ = [
     "mc_standard_error",
 ]
 
-LogProb = Callable[[torch.Tensor], torch.Tensor]  # states (C, d) -> log density (C,), up to a constant
+# A target: states (C, d) -> log density (C,), up to an additive constant.
+LogProb = Callable[[torch.Tensor], torch.Tensor]
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class Chain:
     """What a sampler returns: the recorded states of ``C`` chains and their cost."""
 
     samples: torch.Tensor      # (T, C, d) states after every `thin`-th transition
-    accept_rate: torch.Tensor  # (C,) fraction of proposals accepted by each chain (1 if none rejected)
+    accept_rate: torch.Tensor  # (C,) fraction of proposals each chain accepted (1: no MH step)
     evals_per_step: int        # target evaluations (density or gradient) one transition costs
     n_steps: int               # transitions made by each chain
 
@@ -105,7 +106,8 @@ def mh_transition_matrix(q: torch.Tensor, proposal: torch.Tensor) -> torch.Tenso
     """
     q = check_tensor(q, "q", ndim=1, floating=True, shape_doc="(K,)")
     K = q.shape[0]
-    Q = check_tensor(proposal, "proposal", shape=(K, K), floating=True, shape_doc=f"(K, K) = ({K}, {K})")
+    Q = check_tensor(proposal, "proposal", shape=(K, K), floating=True,
+                     shape_doc=f"(K, K) = ({K}, {K})")
     if (q <= 0).any() or abs(q.sum().item() - 1.0) > 1e-9:
         raise ValueError(f"q must be positive and sum to 1, got min {q.min().item():.3g}, "
                          f"sum {q.sum().item():.6g}")
@@ -122,7 +124,7 @@ def mh_transition_matrix(q: torch.Tensor, proposal: torch.Tensor) -> torch.Tenso
 
 
 def stationary_distribution(P: torch.Tensor) -> torch.Tensor:
-    """Stationary vector ``pi`` of a transition matrix, ``pi P = pi``: the leading left eigenvector.
+    """Stationary vector ``pi`` of a transition matrix (``pi P = pi``): leading left eigenvector.
 
     Args:
         P: row-stochastic matrix, shape (K, K).
@@ -148,7 +150,7 @@ def random_walk_metropolis(
     generator: torch.Generator,
     thin: int = 1,
 ) -> Chain:
-    """Random-walk Metropolis: propose ``theta' = theta + step * xi``, ``xi ~ N(0, I)``, accept by MH.
+    """Random-walk Metropolis: propose ``theta + step * xi``, ``xi ~ N(0, I)``, accept by MH.
 
     The proposal is symmetric, so the Hastings ratio is the density ratio
     (eq-bayes-mh-acceptance). All ``C`` chains move in parallel.
@@ -187,7 +189,7 @@ def random_walk_metropolis(
 
 
 def rwm_limit_acceptance(ell: torch.Tensor | float) -> torch.Tensor:
-    """Limiting acceptance ``2 Phi(-ell / 2)`` of random-walk Metropolis with step ``ell / sqrt(d)``.
+    """Limiting acceptance ``2 Phi(-ell / 2)`` of random-walk Metropolis with step ``ell/sqrt(d)``.
 
     For a product of ``d`` standard normals, as ``d -> inf`` (Roberts, Gelman & Gilks, 1997).
     Maximising the speed ``ell^2 * 2 Phi(-ell/2)`` gives ``ell = 2.38`` and acceptance 0.234.
@@ -232,7 +234,7 @@ def _chain_autocov(x: torch.Tensor) -> torch.Tensor:
 
 
 def _multichain_rho(x: torch.Tensor) -> torch.Tensor:
-    """Autocorrelations (T, d) that also count the spread between chain means (Gelman et al. 2013)."""
+    """Autocorrelations (T, d) that count the spread between chain means (Gelman et al. 2013)."""
     T, C, _ = x.shape
     acov = _chain_autocov(x).mean(1)                          # (T, d) averaged over chains
     W = acov[0] * T / (T - 1)                                 # mean within-chain variance
@@ -256,7 +258,9 @@ def autocorrelation(x: torch.Tensor, max_lag: int | None = None) -> torch.Tensor
     ndim = x.ndim if isinstance(x, torch.Tensor) else 0
     x = _as_tcd(x)
     T = x.shape[0]
-    max_lag = T - 1 if max_lag is None else check_int(max_lag, "max_lag", min_value=0, max_value=T - 1)
+    if max_lag is None:
+        max_lag = T - 1
+    max_lag = check_int(max_lag, "max_lag", min_value=0, max_value=T - 1)
     return _squeeze(_multichain_rho(x)[: max_lag + 1], ndim)
 
 

@@ -6,7 +6,9 @@ The network (Lee et al., 2018, and Matthews et al., 2018, in the standard parame
 ``N(0, bias_var)``, and a scalar output ``z^{L+1}``. Given the hidden layers, the output is
 Gaussian with covariance
 
-    K_m(x, x') = bias_var + weight_var * (1/m) sum_r relu(z^L_r(x)) relu(z^L_r(x')),  (eq-bayes-empirical-nngp)
+    K_m(x, x') = bias_var + weight_var (1/m) sum_r relu(z^L_r(x)) relu(z^L_r(x')),
+
+(eq-bayes-empirical-nngp)
 
 and as ``m -> inf`` this tends to the deterministic recursion (eq-bayes-nngp-recursion)
 
@@ -51,7 +53,9 @@ def arccos0(u: torch.Tensor) -> torch.Tensor:
 
 
 def arccos1(u: torch.Tensor) -> torch.Tensor:
-    """Arc-cosine kernel of degree 1, ``kappa_1(u) = (sqrt(1 - u^2) + u (pi - arccos u)) / pi`` (eq-bayes-arccos1).
+    """Arc-cosine kernel of degree 1 (eq-bayes-arccos1).
+
+    ``kappa_1(u) = (sqrt(1 - u^2) + u (pi - arccos u)) / pi``.
 
     For a standard Gaussian pair ``(g, g')`` with correlation ``u``,
     ``E[relu(g) relu(g')] = kappa_1(u) / 2`` (Cho & Saul, 2009).
@@ -74,7 +78,12 @@ def _check_net(depth: object, weight_var: object, bias_var: object) -> tuple[int
 
 
 def relu_nngp(
-    X1: torch.Tensor, X2: torch.Tensor, *, depth: int, weight_var: float = 2.0, bias_var: float = 0.0
+    X1: torch.Tensor,
+    X2: torch.Tensor,
+    *,
+    depth: int,
+    weight_var: float = 2.0,
+    bias_var: float = 0.0,
 ) -> torch.Tensor:
     """NNGP kernel of a deep ReLU network by the arc-cosine recursion (eq-bayes-nngp-recursion).
 
@@ -89,9 +98,9 @@ def relu_nngp(
         The output covariance ``K^L(X1, X2)``, shape (n1, n2).
     """
     X1 = check_tensor(X1, "X1", ndim=2, floating=True, shape_doc="(n1, d)")
-    X2 = check_tensor(X2, "X2", shape=(None, X1.shape[1]), floating=True, shape_doc=f"(n2, {X1.shape[1]})")
-    depth, sw, sb = _check_net(depth, weight_var, bias_var)
     d = X1.shape[1]
+    X2 = check_tensor(X2, "X2", shape=(None, d), floating=True, shape_doc=f"(n2, {d})")
+    depth, sw, sb = _check_net(depth, weight_var, bias_var)
     k12 = sb + sw * X1 @ X2.T / d                                          # (n1, n2)
     k11 = sb + sw * (X1**2).sum(1) / d                                     # (n1,)
     k22 = sb + sw * (X2**2).sum(1) / d                                     # (n2,)
@@ -140,7 +149,7 @@ def empirical_nngp(
     X: torch.Tensor, *, width: int, depth: int, generator: torch.Generator,
     weight_var: float = 2.0, bias_var: float = 0.0,
 ) -> torch.Tensor:
-    """Output covariance of one random network of width ``m`` given its hidden layers (eq-bayes-empirical-nngp).
+    """Output covariance of one random network given its hidden layers (eq-bayes-empirical-nngp).
 
     Args:
         X: inputs, shape (n, d).
@@ -159,7 +168,9 @@ def empirical_nngp(
 
 
 def two_layer_nngp(X1: torch.Tensor, X2: torch.Tensor) -> torch.Tensor:
-    """NNGP of Chapter 7's network ``m^{-1/2} a^T relu(W x)``, ``W, a ~ N(0, 1)``: ``|x| |x'| kappa_1(u) / 2``.
+    """NNGP of Chapter 7's network ``m^{-1/2} a^T relu(W x)``, ``W, a ~ N(0, 1)``.
+
+    The kernel is ``|x| |x'| kappa_1(u) / 2`` with ``u`` the cosine of the angle of ``x, x'``.
 
     It is the covariance of the network's output at initialisation as ``m -> inf``; the NTK of the
     same network, :func:`flt_lib.flt.ntk.arccos_ntk`, adds the first-layer part
@@ -173,7 +184,8 @@ def two_layer_nngp(X1: torch.Tensor, X2: torch.Tensor) -> torch.Tensor:
         The kernel matrix, shape (n1, n2).
     """
     X1 = check_tensor(X1, "X1", ndim=2, floating=True, shape_doc="(n1, d)")
-    X2 = check_tensor(X2, "X2", shape=(None, X1.shape[1]), floating=True, shape_doc=f"(n2, {X1.shape[1]})")
+    d = X1.shape[1]
+    X2 = check_tensor(X2, "X2", shape=(None, d), floating=True, shape_doc=f"(n2, {d})")
     n1, n2 = X1.norm(dim=1), X2.norm(dim=1)
     if (n1 == 0).any() or (n2 == 0).any():
         raise ValueError("X1 and X2 must have no zero rows (the cosine is undefined)")

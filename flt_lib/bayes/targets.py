@@ -35,7 +35,8 @@ __all__ = [
 
 
 def _check_theta(theta: object, d: int) -> torch.Tensor:
-    return check_tensor(theta, "theta", shape=(None, d), floating=True, shape_doc=f"(C, d) with d = {d}")
+    return check_tensor(theta, "theta", shape=(None, d), floating=True,
+                        shape_doc=f"(C, d) with d = {d}")
 
 
 def _check_batch(batch: object, C: int, n: int) -> torch.Tensor:
@@ -57,7 +58,8 @@ class Gaussian:
     def __post_init__(self) -> None:
         check_tensor(self.mean, "mean", ndim=1, floating=True, shape_doc="(d,)")
         d = self.mean.shape[0]
-        check_tensor(self.precision, "precision", shape=(d, d), floating=True, shape_doc=f"({d}, {d})")
+        check_tensor(self.precision, "precision", shape=(d, d), floating=True,
+                     shape_doc=f"({d}, {d})")
         if not torch.allclose(self.precision, self.precision.T, rtol=1e-10, atol=1e-12):
             raise ValueError("precision must be symmetric")
         if torch.linalg.eigvalsh(self.precision).min() <= 0:
@@ -87,8 +89,9 @@ class Gaussian:
 
 @dataclass(frozen=True)
 class MixturePosterior:
-    """Posterior of (theta_1, theta_2) with x_i ~ N(theta_1, var_x)/2 + N(theta_1 + theta_2, var_x)/2.
+    """Posterior of (theta_1, theta_2) in the two-component mixture of Welling & Teh (2011).
 
+    The data are x_i ~ N(theta_1, var_x)/2 + N(theta_1 + theta_2, var_x)/2.
     The priors are theta_1 ~ N(0, var1) and theta_2 ~ N(0, var2); Welling & Teh (2011) use
     var1 = 10, var2 = 1, var_x = 2.
     """
@@ -118,8 +121,10 @@ class MixturePosterior:
         a, b = self._components(theta, self.x[None, :])                         # (C, n)
         return self._log_prior(theta) + torch.logaddexp(a, b).sum(1)
 
-    def grad_log_prob(self, theta: torch.Tensor, batch: torch.Tensor | None = None) -> torch.Tensor:
-        """Gradient for states (C, 2), exact or from the minibatch ``batch`` (C, B) (eq-bayes-sgld-grad)."""
+    def grad_log_prob(
+        self, theta: torch.Tensor, batch: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Gradient for states (C, 2), exact or from a minibatch (C, B) (eq-bayes-sgld-grad)."""
         theta = _check_theta(theta, 2)
         n = self.x.shape[0]
         if batch is None:
@@ -138,7 +143,11 @@ class MixturePosterior:
 
 
 def welling_teh_data(
-    n: int, generator: torch.Generator, *, theta: tuple[float, float] = (0.0, 1.0), var_x: float = 2.0
+    n: int,
+    generator: torch.Generator,
+    *,
+    theta: tuple[float, float] = (0.0, 1.0),
+    var_x: float = 2.0,
 ) -> torch.Tensor:
     """Draw ``n`` points from the mixture ``N(theta_1, var_x)/2 + N(theta_1 + theta_2, var_x)/2``.
 
@@ -162,7 +171,10 @@ def welling_teh_data(
 
 @dataclass(frozen=True)
 class LogisticPosterior:
-    """Bayesian logistic regression: theta ~ N(0, prior_var I), P(y_i | x_i, theta) = sigmoid(y_i x_i^T theta)."""
+    """Bayesian logistic regression with a Gaussian prior.
+
+    theta ~ N(0, prior_var I) and P(y | x, theta) = sigmoid(y x^T theta).
+    """
 
     X: torch.Tensor         # (n, d) inputs, one example per row
     y: torch.Tensor         # (n,) labels in {-1, +1}
@@ -179,10 +191,13 @@ class LogisticPosterior:
         """Log posterior up to a constant for states (C, d); returns (C,)."""
         theta = _check_theta(theta, self.X.shape[1])
         margins = (theta @ self.X.T) * self.y                                    # (C, n)
-        return -0.5 * (theta**2).sum(1) / self.prior_var + torch.nn.functional.logsigmoid(margins).sum(1)
+        log_lik = torch.nn.functional.logsigmoid(margins).sum(1)
+        return -0.5 * (theta**2).sum(1) / self.prior_var + log_lik
 
-    def grad_log_prob(self, theta: torch.Tensor, batch: torch.Tensor | None = None) -> torch.Tensor:
-        """Gradient for states (C, d), exact or from the minibatch ``batch`` (C, B) (eq-bayes-sgld-grad)."""
+    def grad_log_prob(
+        self, theta: torch.Tensor, batch: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Gradient for states (C, d), exact or from a minibatch (C, B) (eq-bayes-sgld-grad)."""
         theta = _check_theta(theta, self.X.shape[1])
         n = self.X.shape[0]
         if batch is None:
@@ -190,7 +205,7 @@ class LogisticPosterior:
             lik = (torch.sigmoid(-margins) * self.y) @ self.X                     # (C, d)
         else:
             batch = _check_batch(batch, theta.shape[0], n)
-            Xb, yb = self.X[batch], self.y[batch]                                 # (C, B, d), (C, B)
+            Xb, yb = self.X[batch], self.y[batch]                     # (C, B, d), (C, B)
             margins = torch.einsum("cbd,cd->cb", Xb, theta) * yb
             lik = n / batch.shape[1] * torch.einsum("cb,cbd->cd", torch.sigmoid(-margins) * yb, Xb)
         return -theta / self.prior_var + lik
@@ -213,7 +228,9 @@ class GridPosterior:
         return self.weights[mask].sum().item()
 
 
-def grid_posterior(log_prob: LogProb, lo: tuple[float, float], hi: tuple[float, float], n_grid: int) -> GridPosterior:
+def grid_posterior(
+    log_prob: LogProb, lo: tuple[float, float], hi: tuple[float, float], n_grid: int
+) -> GridPosterior:
     """Normalise ``exp(log_prob)`` on an ``n_grid x n_grid`` grid over the box ``[lo, hi]``.
 
     Args:
