@@ -119,7 +119,7 @@ def mh_transition_matrix(q: torch.Tensor, proposal: torch.Tensor) -> torch.Tenso
     ratio = torch.where(Q > 0, flow.T / flow.clamp_min(torch.finfo(q.dtype).tiny), 0.0)
     P = Q * ratio.clamp(max=1.0)                            # off-diagonal moves
     P.fill_diagonal_(0.0)
-    P += torch.diag(1.0 - P.sum(1))                         # rejections stay put
+    P += torch.diag((1.0 - P.sum(1)).clamp_min(0.0))        # rejections stay put (no -0 round-off)
     return P
 
 
