@@ -172,9 +172,12 @@ def fft_circular_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
 
 
 def fft_linear_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-    """Full linear convolution by FFT: zero-pad both to length n + m - 1, multiply spectra.
+    """Full linear convolution by FFT: zero-pad both, multiply spectra, keep n + m - 1 entries.
 
-    Costs O((n + m) log(n + m)) instead of the O(n m) of :func:`linear_conv`.
+    The padded length is the next power of two >= n + m - 1: any length >= n + m - 1 makes the
+    circular convolution of the padded signals equal the linear one, and powers of two are
+    the FFT's fastest sizes. Costs O((n + m) log(n + m)) instead of the O(n m) of
+    :func:`linear_conv`.
 
     Args:
         x: signals, (..., n).
@@ -186,29 +189,31 @@ def fft_linear_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
     x = _signal(x, "x")
     h = check_tensor(h, "h", ndim=1, floating=True, shape_doc="(m,)")
     L = x.shape[-1] + h.shape[0] - 1
-    return torch.fft.irfft(torch.fft.rfft(x, n=L) * torch.fft.rfft(h, n=L), n=L)
+    N = 1 << (L - 1).bit_length()  # next power of two >= L
+    return torch.fft.irfft(torch.fft.rfft(x, n=N) * torch.fft.rfft(h, n=N), n=N)[..., :L]
 
 
-def shift_commutant_basis(n: int, *, tol: float = 1e-9) -> torch.Tensor:
-    """An orthonormal basis of all n x n matrices M with ``S M = M S`` (S the cyclic shift).
+def shift_commutant_basis(n: int, *, step: int = 1, tol: float = 1e-9) -> torch.Tensor:
+    """An orthonormal basis of all n x n matrices M with ``T M = M T``, where ``T = S^step``.
 
-    Solves the linear equations ``(S M - M S) = 0`` for the n^2 entries of M numerically, as
-    the null space of ``I kron S - S^T kron I`` (computed by an SVD). The book's theorem
-    ``thm-sym-circulant`` says the answer is the n-dimensional space of circulant matrices.
+    Solves the linear equations ``T M - M T = 0`` for the n^2 entries of M numerically: the
+    null space of ``T kron I - I kron T^T`` (row-major vec), computed by an SVD. For step 1
+    the book's theorem ``thm-sym-circulant`` says the answer is the n-dimensional space of
+    circulant matrices.
 
     Args:
         n: signal length, 1 <= n <= 24 (the SVD has n^2 unknowns).
+        step: commute with the shift by ``step`` places, 1 <= step <= n.
         tol: singular values below ``tol`` count as zero.
 
     Returns:
-        float64 tensor (k, n, n): k basis matrices (k = n by the theorem).
+        float64 tensor (k, n, n): k basis matrices (k = n for step 1).
     """
     n = check_int(n, "n", min_value=1, max_value=24)
-    S = shift_matrix(n)
+    step = check_int(step, "step", min_value=1, max_value=n)
+    T = torch.linalg.matrix_power(shift_matrix(n), step)
     eye = torch.eye(n, dtype=torch.float64)
-    # vec(S M - M S) = (I kron S - S^T kron I) vec(M) for column-stacked vec; we use row-major
-    # flattening, for which vec(A M B) = (A kron B^T) vec(M).
-    K = torch.kron(S, eye) - torch.kron(eye, S.T.contiguous())  # (n^2, n^2)
+    # Row-major flattening: vec(A M B) = (A kron B^T) vec(M), so vec(T M - M T) is this times vec(M).
+    K = torch.kron(T, eye) - torch.kron(eye, T.T.contiguous())  # (n^2, n^2)
     _, sing, Vh = torch.linalg.svd(K)
-    null = Vh[sing < tol]  # (k, n^2)
-    return null.reshape(-1, n, n)
+    return Vh[sing < tol].reshape(-1, n, n)  # (k, n, n)
