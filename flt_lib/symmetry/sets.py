@@ -6,6 +6,8 @@ rows can be listed in any order; a permutation P acts by ``P X`` (rows permuted)
 - Deep Sets (Zaheer et al. 2017): ``f(X) = rho(sum_i phi(x_i))``           (eq-sym-deep-sets)
 - equivariant linear layer: ``Y = X Lambda + 1 1^T X Gamma (+ bias)``      (eq-sym-equivariant-layer)
 - PointNet (Qi et al. 2017): ``f(X) = gamma(max_i h(x_i))``, max per coordinate (eq-sym-pointnet)
+- power sums ``p_k = sum_i x_i^k``, k = 1..L: a sum-decomposition with latent dimension L that
+  is injective on multisets of n reals exactly when L >= n (eq-sym-power-sums)
 
 The dimension of the space of linear maps ``R^{n^k} -> R^{n^l}`` that commute with every
 permutation is computed three ways: by solving the equivariance equations (a null space), by
@@ -31,8 +33,11 @@ __all__ = [
     "bell_number",
     "critical_points",
     "equivariant_basis",
+    "knn_regress",
     "partition_count",
+    "power_sums",
     "reynolds_dimension",
+    "set_from_power_sums",
 ]
 
 
@@ -263,3 +268,73 @@ def equivariant_basis(n: int, k_in: int, k_out: int, *, tol: float = 1e-9) -> to
         blocks.append(eye[src] - eye)  # vec(P_out M P_in^T) - vec(M)
     sing, V = torch.linalg.eigh(sum(B.T @ B for B in blocks))  # right singular vectors, ascending
     return V[:, sing < tol].T.reshape(-1, N_out, N_in)
+
+
+def power_sums(X: torch.Tensor, L: int) -> torch.Tensor:
+    """The first L power sums ``p_k = sum_i x_i^k`` of sets of scalars (eq. ``eq-sym-power-sums``).
+
+    This is the Deep Sets sum ``sum_i phi(x_i)`` with ``phi(x) = (x, x^2, ..., x^L)``.
+
+    Args:
+        X: sets of n scalars, (B, n).
+        L: latent dimension, >= 1.
+
+    Returns:
+        (B, L).
+    """
+    X = check_tensor(X, "X", ndim=2, floating=True, shape_doc="(B, n)")
+    L = check_int(L, "L", min_value=1)
+    k = torch.arange(1, L + 1, dtype=X.dtype, device=X.device)
+    return (X[:, :, None] ** k).sum(dim=1)  # (B, L)
+
+
+def set_from_power_sums(p: torch.Tensor) -> torch.Tensor:
+    """Recover a multiset of n reals from its first n power sums (Newton's identities).
+
+    The elementary symmetric polynomials follow from ``k e_k = sum_{i=1}^k (-1)^(i-1) e_{k-i} p_i``;
+    the set is the root set of ``t^n - e_1 t^(n-1) + e_2 t^(n-2) - ... + (-1)^n e_n``, computed as
+    the eigenvalues of its companion matrix. This is the decoder rho that makes the power-sum
+    embedding with L = n a complete sum-decomposition.
+
+    Args:
+        p: power sums p_1 .. p_n, (n,).
+
+    Returns:
+        The n elements, sorted, (n,) (real parts; the roots are real when p came from reals).
+    """
+    p = check_tensor(p, "p", ndim=1, floating=True, shape_doc="(n,)")
+    n = p.shape[0]
+    if n == 0:
+        raise ValueError("p must hold at least one power sum")
+    e = [p.new_ones(())]
+    for k in range(1, n + 1):
+        e.append(sum((-1) ** (i - 1) * e[k - i] * p[i - 1] for i in range(1, k + 1)) / k)
+    coeffs = torch.stack([(-1) ** k * e[k] for k in range(1, n + 1)])  # t^n + c_1 t^(n-1) + ...
+    companion = torch.zeros(n, n, dtype=p.dtype, device=p.device)
+    companion[0] = -coeffs
+    if n > 1:
+        companion[1:, :-1] = torch.eye(n - 1, dtype=p.dtype, device=p.device)
+    return torch.sort(torch.linalg.eigvals(companion).real).values
+
+
+def knn_regress(Z_train: torch.Tensor, y_train: torch.Tensor, Z_test: torch.Tensor, k: int) -> torch.Tensor:
+    """k-nearest-neighbour regression: the mean target of the k closest training points.
+
+    A flexible, assumption-free decoder rho: if ``y`` is a function of ``z``, its error goes
+    to zero with more data; if it is not, an irreducible error remains.
+
+    Args:
+        Z_train: training inputs, (m, L).
+        y_train: training targets, (m,).
+        Z_test: query points, (q, L).
+        k: number of neighbours, 1 <= k <= m.
+
+    Returns:
+        Predictions, (q,).
+    """
+    Z_train = check_tensor(Z_train, "Z_train", ndim=2, floating=True, shape_doc="(m, L)")
+    y_train = check_tensor(y_train, "y_train", shape=(Z_train.shape[0],), floating=True, shape_doc="(m,)")
+    Z_test = check_tensor(Z_test, "Z_test", shape=(None, Z_train.shape[1]), floating=True, shape_doc="(q, L)")
+    k = check_int(k, "k", min_value=1, max_value=Z_train.shape[0])
+    idx = torch.cdist(Z_test, Z_train).topk(k, dim=1, largest=False).indices  # (q, k)
+    return y_train[idx].mean(dim=1)
