@@ -24,6 +24,7 @@ __all__ = [
     "dirichlet_energy",
     "disjoint_union",
     "from_edges",
+    "grid_graph",
     "hop_distances",
     "kipf_first_order",
     "n_components",
@@ -89,6 +90,14 @@ def prism_graph(dtype: torch.dtype = torch.float64) -> torch.Tensor:
     """The triangular prism: triangles 0-1-2 and 3-4-5 joined by the rungs i -- i + 3."""
     edges = [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (0, 3), (1, 4), (2, 5)]
     return from_edges(6, edges, dtype)
+
+
+def grid_graph(rows: int, cols: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """The rows x cols grid: node ``r * cols + c`` is joined to its horizontal and vertical neighbours."""
+    rows, cols = check_int(rows, "rows", min_value=1), check_int(cols, "cols", min_value=1)
+    edges = [(r * cols + c, r * cols + c + 1) for r in range(rows) for c in range(cols - 1)]
+    edges += [(r * cols + c, (r + 1) * cols + c) for r in range(rows - 1) for c in range(cols)]
+    return from_edges(rows * cols, edges, dtype)
 
 
 def binary_tree(depth: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
