@@ -32,7 +32,9 @@ def laplacian(A: torch.Tensor, kind: str = "combinatorial") -> torch.Tensor:
     """The graph Laplacian: ``"combinatorial"`` D - A or ``"normalized"`` I - D^{-1/2} A D^{-1/2}.
 
     Both are symmetric positive semidefinite; the nullity of each is the number of connected
-    components (book ``thm-sym-laplacian``). Isolated nodes get a zero row in the normalised form.
+    components (book ``thm-sym-laplacian``). The normalised form is computed as
+    ``D^{-1/2} (D - A) D^{-1/2}``, so an isolated node gets a zero row (Chung's convention) and
+    still counts as a component.
 
     Args:
         A: adjacency, (n, n) (symmetric, zero diagonal), or a sparse COO tensor (combinatorial only).
@@ -51,12 +53,14 @@ def laplacian(A: torch.Tensor, kind: str = "combinatorial") -> torch.Tensor:
         idx = torch.arange(n, device=A.device)
         D = torch.sparse_coo_tensor(torch.stack([idx, idx]), deg, (n, n), check_invariants=True)
         return (D - A).coalesce()
-    if kind == "normalized":
-        N = normalized_adjacency(A, self_loops=False)
-        return torch.eye(A.shape[0], dtype=A.dtype, device=A.device) - N
     A = check_tensor(A, "A", ndim=2, floating=True, shape_doc="(n, n)")
     normalized_adjacency(A)  # validates: square, symmetric, zero diagonal
-    return torch.diag(A.sum(dim=1)) - A
+    deg = A.sum(dim=1)
+    L = torch.diag(deg) - A
+    if kind == "combinatorial":
+        return L
+    inv_sqrt = torch.where(deg > 0, deg.clamp_min(1e-300).rsqrt(), torch.zeros_like(deg))
+    return inv_sqrt[:, None] * L * inv_sqrt[None, :]  # D^{-1/2} (D - A) D^{-1/2}
 
 
 def graph_fourier_basis(L: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
