@@ -3,18 +3,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flt_lib.device import set_threads
 from flt_lib.rng import torch_generator
 from flt_lib.symmetry import groups, orthogonal
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """One torch thread, as in the notebooks: small ops with two threads crawl on a busy machine."""
-    before = torch.get_num_threads()
-    set_threads(1)
-    yield
-    set_threads(before)
 
 
 def _X(d=6, n=4, seed=0):
