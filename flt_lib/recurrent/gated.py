@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import torch
 
 from flt_lib._validate import check_choice, check_generator, check_int, check_real, check_tensor
+from flt_lib.optim.adaptive import AdamConfig, AdamState, adam_init, adam_step
 from flt_lib.recurrent.bptt import clip_by_norm
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "from_torch_gru",
     "adding_problem",
     "SequenceRegressor",
+    "adam_train_step",
     "AddingHistory",
     "train_adding",
 ]
@@ -273,6 +275,40 @@ class SequenceRegressor(torch.nn.Module):
         return self.head(out[:, -1]).squeeze(-1)
 
 
+def adam_train_step(
+    params: list[torch.Tensor], loss: torch.Tensor, states: list[AdamState] | None,
+    config: AdamConfig, *, clip: float | None = None,
+) -> list[AdamState]:
+    """Backpropagate ``loss``, clip the joint gradient norm, and take one Adam step in place.
+
+    Adam is Chapter 3's :func:`~flt_lib.optim.adaptive.adam_step` (the same formulas as
+    ``torch.optim.Adam``), applied to each parameter tensor; clipping is
+    :func:`~flt_lib.recurrent.bptt.clip_by_norm`.
+
+    Args:
+        params: the tensors to train (``requires_grad``).
+        loss: a scalar to minimise.
+        states: the Adam states from the previous call, or None on the first step.
+        config: Adam's hyperparameters.
+        clip: the clipping threshold, or None.
+
+    Returns:
+        The new Adam states, one per parameter.
+    """
+    grads = torch.autograd.grad(loss, params)
+    if clip is not None:
+        grads, _ = clip_by_norm(grads, clip)
+    if states is None:
+        states = [adam_init(p.detach(), config) for p in params]
+    new_states = []
+    with torch.no_grad():
+        for p, g, st in zip(params, grads, states):
+            x_new, st = adam_step(p.detach(), g, st, config)
+            p.copy_(x_new)
+            new_states.append(st)
+    return new_states
+
+
 @dataclass(frozen=True)
 class AddingHistory:
     """What :func:`train_adding` records."""
@@ -287,7 +323,7 @@ def train_adding(
     model: SequenceRegressor, *, T: int, steps: int, batch_size: int, lr: float, clip: float,
     generator: torch.Generator, n_test: int = 1000, eval_every: int = 50,
 ) -> AddingHistory:
-    """Train on fresh adding-problem batches with Adam and norm clipping.
+    """Train on fresh adding-problem batches with Adam and norm clipping (:func:`adam_train_step`).
 
     Args:
         model: the network (trained in place, on the device of its parameters).
@@ -306,8 +342,8 @@ def train_adding(
     eval_every = check_int(eval_every, "eval_every", min_value=1)
     device = next(model.parameters()).device
     x_test, y_test = (t.to(device) for t in adding_problem(n_test, T, generator=generator))
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
-    params = [p for p in model.parameters()]
+    config, states = AdamConfig(lr=lr), None
+    params = list(model.parameters())
     rec_steps, rec_mse, losses = [], [], []
     for step in range(steps + 1):
         if step % eval_every == 0 or step == steps:
@@ -318,11 +354,6 @@ def train_adding(
             break
         x, y = (t.to(device) for t in adding_problem(batch_size, T, generator=generator))
         loss = torch.mean((model(x) - y) ** 2)
-        opt.zero_grad()
-        loss.backward()
-        clipped, _ = clip_by_norm([p.grad for p in params], clip)
-        for p, g in zip(params, clipped):
-            p.grad = g
-        opt.step()
+        states = adam_train_step(params, loss, states, config, clip=clip)
         losses.append(loss.item())
     return AddingHistory(steps=rec_steps, test_mse=rec_mse, train_loss=losses, final_mse=rec_mse[-1])

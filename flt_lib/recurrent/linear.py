@@ -61,7 +61,11 @@ def _scan_args(
     if z0 is not None:
         check_tensor(z0, "z0")
         want = u.shape[:-2] + u.shape[-1:]
-        if torch.broadcast_shapes(z0.shape, want) != want:
+        try:
+            ok = torch.broadcast_shapes(z0.shape, want) == want
+        except RuntimeError:
+            ok = False
+        if not ok:
             raise ValueError(f"z0 must broadcast to {tuple(want)} (..., N), got shape {tuple(z0.shape)}")
     dtype = torch.promote_types(a.dtype, u.dtype)
     if z0 is not None:

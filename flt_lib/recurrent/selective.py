@@ -25,6 +25,8 @@ import torch
 from torch import nn
 
 from flt_lib._validate import check_generator, check_int, check_real
+from flt_lib.optim.adaptive import AdamConfig
+from flt_lib.recurrent.gated import adam_train_step
 from flt_lib.recurrent.linear import scan_loop
 
 __all__ = ["selective_copying", "SSMLayer", "CopyModel", "CopyHistory", "train_copying"]
@@ -144,7 +146,7 @@ def train_copying(
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     device = next(model.parameters()).device
     x_test, y_test = (t.to(device) for t in selective_copying(n_test, L_noise=L_noise, M=M, A=A, generator=generator))
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    config, states, params = AdamConfig(lr=lr), None, list(model.parameters())
     rec_steps, accs, losses = [], [], []
     for step in range(steps + 1):
         if step % eval_every == 0 or step == steps:
@@ -157,8 +159,6 @@ def train_copying(
         x, y = (t.to(device) for t in selective_copying(batch_size, L_noise=L_noise, M=M, A=A, generator=generator))
         logits = model(x)[:, -M:]                                    # (B, M, A)
         loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        states = adam_train_step(params, loss, states, config)
         losses.append(loss.item())
     return CopyHistory(steps=rec_steps, test_acc=accs, train_loss=losses)

@@ -21,6 +21,8 @@ import torch
 from torch import nn
 
 from flt_lib._validate import check_generator, check_int, check_real, check_tensor
+from flt_lib.optim.adaptive import AdamConfig
+from flt_lib.recurrent.gated import adam_train_step
 
 __all__ = [
     "additive_attention",
@@ -93,9 +95,10 @@ class Seq2Seq(nn.Module):
         self.tgt_emb = nn.Embedding(vocab + 1, emb)           # + start token
         self.encoder = nn.GRU(emb, hidden, batch_first=True, bidirectional=True)
         self.decoder = nn.GRUCell(emb + d, d)
-        self.W_a = nn.Parameter(torch.empty(d, d))
-        self.U_a = nn.Parameter(torch.empty(d, d))
-        self.v = nn.Parameter(torch.empty(d))
+        if self.attention:                                    # only the attention model has these
+            self.W_a = nn.Parameter(torch.empty(d, d))
+            self.U_a = nn.Parameter(torch.empty(d, d))
+            self.v = nn.Parameter(torch.empty(d))
         self.out = nn.Linear(2 * d, vocab)
         with torch.no_grad():
             for name, p in self.named_parameters():
@@ -175,16 +178,14 @@ def train_seq2seq(
     steps = check_int(steps, "steps", min_value=1)
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     device = next(model.parameters()).device
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    config, states, params = AdamConfig(lr=lr), None, list(model.parameters())
     losses, lengths = [], []
     for _ in range(steps):
         L = int(torch.randint(min_len, max_len + 1, (1,), generator=generator))
         src, tgt = (t.to(device) for t in reversal_batch(batch_size, L, model.vocab, generator=generator))
         logits, _ = model(src, tgt)
         loss = nn.functional.cross_entropy(logits.reshape(-1, model.vocab), tgt.reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        states = adam_train_step(params, loss, states, config)
         losses.append(loss.item())
         lengths.append(L)
     return Seq2SeqHistory(loss=losses, lengths=lengths)
