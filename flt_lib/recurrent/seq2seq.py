@@ -35,7 +35,8 @@ __all__ = [
 
 
 def additive_attention(
-    s: torch.Tensor, H: torch.Tensor, W_a: torch.Tensor, U_a: torch.Tensor, v: torch.Tensor
+    s: torch.Tensor, H: torch.Tensor, W_a: torch.Tensor, U_a: torch.Tensor, v: torch.Tensor,
+    *, UH: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Bahdanau's additive attention of one decoder state over all annotations (eq-rnn-additive).
 
@@ -43,13 +44,16 @@ def additive_attention(
         s: decoder states, (B, d_s).
         H: annotations, (B, L, d_h).
         W_a: (d_a, d_s); U_a: (d_a, d_h); v: (d_a,).
+        UH: optionally H @ U_a^T, (B, L, d_a), computed once per source sequence.
 
     Returns:
         ``(context, alpha)``: the context vectors (B, d_h) and the weights (B, L), rows summing to 1.
     """
     check_tensor(s, "s", ndim=2, floating=True, shape_doc="(B, d_s)")
     check_tensor(H, "H", ndim=3, floating=True, shape_doc="(B, L, d_h)")
-    scores = torch.tanh((s @ W_a.T).unsqueeze(1) + H @ U_a.T) @ v   # (B, L)
+    if UH is None:
+        UH = H @ U_a.T                                           # (B, L, d_a)
+    scores = torch.tanh((s @ W_a.T).unsqueeze(1) + UH) @ v       # (B, L)
     alpha = torch.softmax(scores, dim=-1)
     return (alpha.unsqueeze(-1) * H).sum(dim=1), alpha
 
@@ -113,9 +117,9 @@ class Seq2Seq(nn.Module):
         H, last = self.encoder(self.src_emb(src))             # last: (2, B, h)
         return H, torch.cat([last[0], last[1]], dim=-1)
 
-    def _step(self, y_prev, s, H, summary):
+    def _step(self, y_prev, s, H, summary, UH):
         if self.attention:
-            c, alpha = additive_attention(s, H, self.W_a, self.U_a, self.v)
+            c, alpha = additive_attention(s, H, self.W_a, self.U_a, self.v, UH=UH)
         else:
             c, alpha = summary, None
         s = self.decoder(torch.cat([self.tgt_emb(y_prev), c], dim=-1), s)
@@ -137,10 +141,11 @@ class Seq2Seq(nn.Module):
             raise TypeError(f"src must hold int64 token ids, got {src.dtype}")
         H, summary = self.encode(src)
         s = torch.zeros_like(summary) if self.attention else summary
+        UH = H @ self.U_a.T if self.attention else None          # keys, once per source
         y_prev = torch.full((src.shape[0],), self.vocab, dtype=torch.int64, device=src.device)
         logits, alphas = [], []
         for t in range(src.shape[1]):
-            lo, s, alpha = self._step(y_prev, s, H, summary)
+            lo, s, alpha = self._step(y_prev, s, H, summary, UH)
             logits.append(lo)
             alphas.append(alpha)
             y_prev = tgt[:, t] if tgt is not None else lo.argmax(dim=-1)
