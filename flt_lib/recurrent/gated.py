@@ -276,37 +276,38 @@ class SequenceRegressor(torch.nn.Module):
 
 
 def adam_train_step(
-    params: list[torch.Tensor], loss: torch.Tensor, states: list[AdamState] | None,
+    params: list[torch.Tensor], loss: torch.Tensor, state: AdamState | None,
     config: AdamConfig, *, clip: float | None = None,
-) -> list[AdamState]:
+) -> AdamState:
     """Backpropagate ``loss``, clip the joint gradient norm, and take one Adam step in place.
 
     Adam is Chapter 3's :func:`~flt_lib.optim.adaptive.adam_step` (the same formulas as
-    ``torch.optim.Adam``), applied to each parameter tensor; clipping is
+    ``torch.optim.Adam``), applied once to all parameters flattened into one vector; clipping is
     :func:`~flt_lib.recurrent.bptt.clip_by_norm`.
 
     Args:
         params: the tensors to train (``requires_grad``).
         loss: a scalar to minimise.
-        states: the Adam states from the previous call, or None on the first step.
+        state: the Adam state from the previous call, or None on the first step.
         config: Adam's hyperparameters.
         clip: the clipping threshold, or None.
 
     Returns:
-        The new Adam states, one per parameter.
+        The new Adam state (moments of the flattened parameters).
     """
     grads = torch.autograd.grad(loss, params)
     if clip is not None:
         grads, _ = clip_by_norm(grads, clip)
-    if states is None:
-        states = [adam_init(p.detach(), config) for p in params]
-    new_states = []
     with torch.no_grad():
-        for p, g, st in zip(params, grads, states):
-            x_new, st = adam_step(p.detach(), g, st, config)
-            p.copy_(x_new)
-            new_states.append(st)
-    return new_states
+        flat = torch.cat([p.reshape(-1) for p in params])           # (P,)
+        if state is None:
+            state = adam_init(flat, config)
+        flat, state = adam_step(flat, torch.cat([g.reshape(-1) for g in grads]), state, config)
+        offset = 0
+        for p in params:                                             # write back in place
+            p.copy_(flat[offset:offset + p.numel()].view_as(p))
+            offset += p.numel()
+    return state
 
 
 @dataclass(frozen=True)
@@ -342,7 +343,7 @@ def train_adding(
     eval_every = check_int(eval_every, "eval_every", min_value=1)
     device = next(model.parameters()).device
     x_test, y_test = (t.to(device) for t in adding_problem(n_test, T, generator=generator))
-    config, states = AdamConfig(lr=lr), None
+    config, state = AdamConfig(lr=lr), None
     params = list(model.parameters())
     rec_steps, rec_mse, losses = [], [], []
     for step in range(steps + 1):
@@ -354,6 +355,6 @@ def train_adding(
             break
         x, y = (t.to(device) for t in adding_problem(batch_size, T, generator=generator))
         loss = torch.mean((model(x) - y) ** 2)
-        states = adam_train_step(params, loss, states, config, clip=clip)
+        state = adam_train_step(params, loss, state, config, clip=clip)
         losses.append(loss.item())
     return AddingHistory(steps=rec_steps, test_mse=rec_mse, train_loss=losses, final_mse=rec_mse[-1])

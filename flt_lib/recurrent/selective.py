@@ -146,7 +146,7 @@ def train_copying(
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     device = next(model.parameters()).device
     x_test, y_test = (t.to(device) for t in selective_copying(n_test, L_noise=L_noise, M=M, A=A, generator=generator))
-    config, states, params = AdamConfig(lr=lr), None, list(model.parameters())
+    config, state, params = AdamConfig(lr=lr), None, list(model.parameters())
     rec_steps, accs, losses = [], [], []
     for step in range(steps + 1):
         if step % eval_every == 0 or step == steps:
@@ -159,6 +159,6 @@ def train_copying(
         x, y = (t.to(device) for t in selective_copying(batch_size, L_noise=L_noise, M=M, A=A, generator=generator))
         logits = model(x)[:, -M:]                                    # (B, M, A)
         loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
-        states = adam_train_step(params, loss, states, config)
+        state = adam_train_step(params, loss, state, config)
         losses.append(loss.item())
     return CopyHistory(steps=rec_steps, test_acc=accs, train_loss=losses)

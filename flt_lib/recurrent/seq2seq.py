@@ -183,14 +183,14 @@ def train_seq2seq(
     steps = check_int(steps, "steps", min_value=1)
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     device = next(model.parameters()).device
-    config, states, params = AdamConfig(lr=lr), None, list(model.parameters())
+    config, state, params = AdamConfig(lr=lr), None, list(model.parameters())
     losses, lengths = [], []
     for _ in range(steps):
         L = int(torch.randint(min_len, max_len + 1, (1,), generator=generator))
         src, tgt = (t.to(device) for t in reversal_batch(batch_size, L, model.vocab, generator=generator))
         logits, _ = model(src, tgt)
         loss = nn.functional.cross_entropy(logits.reshape(-1, model.vocab), tgt.reshape(-1))
-        states = adam_train_step(params, loss, states, config)
+        state = adam_train_step(params, loss, state, config)
         losses.append(loss.item())
         lengths.append(L)
     return Seq2SeqHistory(loss=losses, lengths=lengths)
