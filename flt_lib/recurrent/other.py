@@ -13,16 +13,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import torch
 from torch import nn
 
-from flt_lib._validate import check_generator, check_int, check_tensor
+from flt_lib._validate import check_generator, check_int, check_real, check_tensor
+from flt_lib.optim.adaptive import AdamConfig
+from flt_lib.recurrent.gated import adam_train_step
 
 __all__ = [
     "causal_conv1d",
     "glu_layer",
     "GatedConvLM",
+    "lag_copy_batch",
+    "LagHistory",
+    "train_lag_copy",
     "parse_bracketing",
     "tree_triples",
     "bottom_up_orders",
@@ -95,6 +101,58 @@ class GatedConvLM(nn.Module):
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Next-token logits (B, T, vocab) from token ids (B, T)."""
         return self.head(self.features(self.emb(tokens)))
+
+
+def lag_copy_batch(
+    batch_size: int, T: int, vocab: int, lag: int, *, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random tokens and the task "output the token seen ``lag`` steps ago".
+
+    Returns:
+        ``(x, y)``, both (B, T) int64, with y[:, t] = x[:, t - lag] (and y = -100, ignored, for
+        t < lag).
+    """
+    B, T = check_int(batch_size, "batch_size", min_value=1), check_int(T, "T", min_value=1)
+    vocab, lag = check_int(vocab, "vocab", min_value=2), check_int(lag, "lag", min_value=0)
+    if lag >= T:
+        raise ValueError(f"lag must be < T = {T}, got {lag}")
+    check_generator(generator)
+    x = torch.randint(0, vocab, (B, T), generator=generator)
+    y = torch.full_like(x, -100)
+    y[:, lag:] = x[:, : T - lag]
+    return x, y
+
+
+@dataclass(frozen=True)
+class LagHistory:
+    """What :func:`train_lag_copy` records."""
+
+    loss: list[float]     # cross-entropy of every step
+    test_acc: float       # accuracy on the predicted positions of a fresh test batch
+
+
+def train_lag_copy(
+    model: GatedConvLM, *, lag: int, T: int, steps: int, batch_size: int, lr: float,
+    generator: torch.Generator, n_test: int = 256,
+) -> LagHistory:
+    """Train the language model to output the token ``lag`` steps back, with Adam."""
+    if not isinstance(model, GatedConvLM):
+        raise TypeError(f"model must be a GatedConvLM, got {type(model).__name__}")
+    steps = check_int(steps, "steps", min_value=1)
+    lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
+    vocab = model.head.out_features
+    device = next(model.parameters()).device
+    config, state, params, losses = AdamConfig(lr=lr), None, list(model.parameters()), []
+    for _ in range(steps):
+        x, y = (t.to(device) for t in lag_copy_batch(batch_size, T, vocab, lag, generator=generator))
+        loss = nn.functional.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1), ignore_index=-100)
+        state = adam_train_step(params, loss, state, config)
+        losses.append(loss.item())
+    x, y = (t.to(device) for t in lag_copy_batch(n_test, T, vocab, lag, generator=generator))
+    with torch.no_grad():
+        pred = model(x).argmax(-1)
+    mask = y >= 0
+    return LagHistory(loss=losses, test_acc=(pred[mask] == y[mask]).float().mean().item())
 
 
 def parse_bracketing(text: str) -> tuple[list[str], object]:
