@@ -93,3 +93,26 @@ def test_bad_inputs():
         G.SequenceRegressor("gru", 2, 4, forget_bias=1.0, generator=torch_generator(0))
     with pytest.raises(TypeError, match="model must be a SequenceRegressor"):
         G.train_adding(torch.nn.Linear(2, 1), T=5, steps=1, batch_size=2, lr=1e-2, clip=1.0, generator=torch_generator(0))
+
+
+def test_adam_train_step_equals_per_tensor_adam():
+    from flt_lib.optim.adaptive import AdamConfig, adam_init, adam_step
+
+    g = torch_generator(7)
+    params = [torch.randn(3, 2, generator=g, dtype=torch.float64).requires_grad_(True),
+              torch.randn(4, generator=g, dtype=torch.float64).requires_grad_(True)]
+    ref = [p.detach().clone() for p in params]
+    ref_states = [adam_init(r, AdamConfig(lr=0.1)) for r in ref]
+    state = None
+    for _ in range(3):
+        loss = (params[0] ** 2).sum() + (params[1] ** 3).sum()
+        state = G.adam_train_step(params, loss, state, AdamConfig(lr=0.1))
+        grads = [2 * ref[0], 3 * ref[1] ** 2]
+        for i in range(2):
+            ref[i], ref_states[i] = adam_step(ref[i], grads[i], ref_states[i], AdamConfig(lr=0.1))
+    for p, r in zip(params, ref):
+        torch.testing.assert_close(p.detach(), r, rtol=0, atol=1e-14)
+    # with clipping, the step uses the clipped gradient: the first Adam step has length lr per entry
+    q = [torch.full((2,), 5.0, dtype=torch.float64, requires_grad=True)]
+    G.adam_train_step(q, (1e6 * q[0]).sum(), None, AdamConfig(lr=0.1), clip=1.0)
+    torch.testing.assert_close(q[0].detach(), torch.full((2,), 4.9, dtype=torch.float64), rtol=0, atol=1e-6)

@@ -89,3 +89,18 @@ def test_bad_inputs():
         O.causal_conv1d(torch.ones(1, 4, 3), torch.ones(2, 2, 2))
     with pytest.raises(ValueError, match="k must be >= 1"):
         O.GatedConvLM(4, k=0, generator=torch_generator(0))
+
+
+def test_lag_copy_batch_and_training():
+    x, y = O.lag_copy_batch(5, 10, 4, 3, generator=torch_generator(7))
+    assert x.shape == y.shape == (5, 10)
+    assert (y[:, :3] == -100).all() and torch.equal(y[:, 3:], x[:, :7])
+    model = O.GatedConvLM(4, d=4, k=2, n_layers=1, generator=torch_generator(8))
+    h = O.train_lag_copy(model, lag=1, T=8, steps=5, batch_size=4, lr=1e-2,
+                         generator=torch_generator(9), n_test=8)
+    assert len(h.loss) == 5 and 0.0 <= h.test_acc <= 1.0
+    with pytest.raises(ValueError, match="lag must be < T = 10"):
+        O.lag_copy_batch(2, 10, 4, 10, generator=torch_generator(0))
+    with pytest.raises(TypeError, match="model must be a GatedConvLM"):
+        O.train_lag_copy(torch.nn.Linear(2, 2), lag=1, T=4, steps=1, batch_size=2, lr=1e-2,
+                         generator=torch_generator(0))
