@@ -11,14 +11,6 @@ from flt_lib.recurrent import elman as E
 from flt_lib.rng import torch_generator
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small tensors: one torch thread (as in the notebooks), restored afterwards."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
 
 def _problem(seed=0, B=2, T=9, n=3, m=4, q=2, gain=1.5):
     g = torch_generator(seed)

@@ -5,14 +5,6 @@ from flt_lib.recurrent import elman as E
 from flt_lib.rng import torch_generator
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small tensors: one torch thread (as in the notebooks), restored afterwards."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
 
 def _x(seed=0, B=2, T=7, n=3):
     return torch.randn(B, T, n, generator=torch_generator(seed), dtype=torch.float64)

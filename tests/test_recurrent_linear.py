@@ -9,14 +9,6 @@ from flt_lib.recurrent import linear as L
 from flt_lib.rng import torch_generator
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small tensors: one torch thread (as in the notebooks), restored afterwards."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
 
 def _inputs(seed, shape, dtype=torch.float64, complex_=False):
     g = torch_generator(seed)

@@ -7,14 +7,6 @@ from flt_lib.recurrent import modern as M
 from flt_lib.rng import torch_generator
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small tensors: one torch thread (as in the notebooks), restored afterwards."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
 
 def _qkv(seed, shape, dv, dtype=torch.float64):
     g = torch_generator(seed)

@@ -6,14 +6,6 @@ from flt_lib.recurrent import selective as S
 from flt_lib.rng import torch_generator
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small tensors: one torch thread (as in the notebooks), restored afterwards."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
 
 def test_selective_copying_data():
     x, y = S.selective_copying(50, L_noise=10, M=3, A=6, generator=torch_generator(0))

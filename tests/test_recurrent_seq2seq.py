@@ -5,14 +5,6 @@ from flt_lib.recurrent import seq2seq as S
 from flt_lib.rng import torch_generator
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small tensors: one torch thread (as in the notebooks), restored afterwards."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
 
 def test_additive_attention_against_loop():
     g = torch_generator(0)

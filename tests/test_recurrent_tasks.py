@@ -8,14 +8,6 @@ from flt_lib.recurrent import tasks as TK
 from flt_lib.rng import torch_generator
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small tensors: one torch thread (as in the notebooks), restored afterwards."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
 
 def test_tag_examples():
     assert TK.iob2_tags(6, [(0, 1, "PER"), (4, 6, "LOC")]) == ["B-PER", "O", "O", "O", "B-LOC", "I-LOC"]
