@@ -64,7 +64,8 @@ def scan_rows() -> list[Row]:
     Each row is (loop time) / (scan time), both the best of 5 calls on one torch thread. The
     two-level chunked scan takes about 2 sqrt(T) = 128 sequential steps instead of 4096, so it
     wins while each step's cost is Python and dispatch overhead; at width 1024 every step does
-    real work and the scan's extra passes over memory make it slower than the loop. Hillis and
+    real work and the scan's extra passes over memory make it no faster (usually slower) than
+    the loop. Hillis and
     Steele's scan takes 12 steps but does O(T N log T) work, so it loses already at width 64.
     """
     import torch
