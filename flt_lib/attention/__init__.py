@@ -2,7 +2,7 @@
 
 Import the modules directly, e.g. ``from flt_lib.attention import scoring``:
 
-- ``scoring``: scoring functions and :func:`~flt_lib.attention.scoring.attention`, the book's
+- ``scoring``: dot-product scores and :func:`~flt_lib.attention.scoring.attention`, the book's
   one implementation of softmax attention, which every other module calls (5.1);
 - ``positions``: sinusoidal, rotary and ALiBi positions, and the own-position task (5.3);
 - ``multi_head``: self-, cross- and multi-head attention, with weights that copy to and from

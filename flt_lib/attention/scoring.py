@@ -9,8 +9,9 @@ and values ``v`` (..., T_k, d_v); the leading dimensions (batch, heads) are shar
 (multi-head attention, positions, the transformer block, encoder-decoder, BERT, ViT, induction
 heads, attention as convolution) calls it.
 
-References: Bahdanau, Cho & Bengio (2015) for additive scores; Luong, Pham & Manning (2015) for
-dot-product scores; Vaswani et al. (2017) for the scaled dot product.
+References: Luong, Pham & Manning (2015) for dot-product scores; Vaswani et al. (2017) for the
+scaled dot product. Bahdanau, Cho & Bengio's additive scores are implemented in Chapter 4,
+:func:`flt_lib.recurrent.seq2seq.additive_attention`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from flt_lib._validate import check_generator, check_int, check_real, check_tens
 
 __all__ = [
     "ScoreStats",
-    "additive_scores",
     "attention",
     "attention_from_scores",
     "causal_mask",
@@ -69,38 +69,6 @@ def dot_product_scores(
     else:
         scale = check_real(scale, "scale", min_value=0.0, strict_min=True)
     return (q * scale) @ k.transpose(-2, -1)  # (..., T_q, T_k)
-
-
-def additive_scores(
-    q: torch.Tensor, k: torch.Tensor, W_q: torch.Tensor, W_k: torch.Tensor, w: torch.Tensor
-) -> torch.Tensor:
-    """Additive (MLP) scores ``w^T tanh(W_q^T q_i + W_k^T k_t)`` (Bahdanau et al.; eq-attn-scores).
-
-    Args:
-        q: queries, shape (..., T_q, d_q).
-        k: keys, shape (..., T_k, d_k) (``d_k`` may differ from ``d_q``).
-        W_q: query projection, shape (d_q, d_a).
-        W_k: key projection, shape (d_k, d_a).
-        w: output vector, shape (d_a,).
-
-    Returns:
-        Scores, shape (..., T_q, T_k); each lies in ``[-||w||_1, ||w||_1]``.
-    """
-    q = check_tensor(q, "q", floating=True)
-    k = check_tensor(k, "k", floating=True)
-    if q.ndim < 2 or k.ndim != q.ndim or k.shape[:-2] != q.shape[:-2]:
-        raise ValueError(
-            f"q and k must have shapes (..., T_q, d_q) and (..., T_k, d_k) with the same leading "
-            f"dimensions, got {tuple(q.shape)} and {tuple(k.shape)}"
-        )
-    W_q = check_tensor(W_q, "W_q", ndim=2, shape=(q.shape[-1], None), floating=True,
-                       shape_doc="(d_q, d_a)")
-    d_a = W_q.shape[1]
-    check_tensor(W_k, "W_k", shape=(k.shape[-1], d_a), floating=True,
-                 shape_doc=f"(d_k, d_a) = ({k.shape[-1]}, {d_a})")
-    check_tensor(w, "w", shape=(d_a,), floating=True, shape_doc=f"(d_a,) = ({d_a},)")
-    hidden = torch.tanh((q @ W_q).unsqueeze(-2) + (k @ W_k).unsqueeze(-3))  # (..., T_q, T_k, d_a)
-    return hidden @ w  # (..., T_q, T_k)
 
 
 def causal_mask(

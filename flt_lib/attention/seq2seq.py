@@ -22,6 +22,7 @@ from flt_lib.attention.block import NORMS, TokenLayerNorm, TransformerBlock
 from flt_lib.attention.positions import sinusoidal_encoding
 from flt_lib.attention.scoring import causal_mask
 from flt_lib.attention.multi_head import init_linear
+from flt_lib.recurrent.seq2seq import reversal_batch
 
 __all__ = [
     "DecodeResult",
@@ -144,18 +145,14 @@ class EncoderDecoder(nn.Module):
 def reversal_data(
     B: int, length: int, *, vocab: int, bos: int, generator: torch.Generator
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Source sequences of uniform symbols and their reversals, shifted for teacher forcing.
+    """The reversal task of Section 4.5 (:func:`flt_lib.recurrent.seq2seq.reversal_batch`), shifted.
 
     Returns:
         ``(src, tgt_in, tgt_out)``, each (B, length): ``tgt_out = src`` reversed and
-        ``tgt_in = [bos, tgt_out[:-1]]``.
+        ``tgt_in = [bos, tgt_out[:-1]]``, the decoder's input under teacher forcing.
     """
-    B = check_int(B, "B", min_value=1)
-    length = check_int(length, "length", min_value=1)
-    vocab = check_int(vocab, "vocab", min_value=2)
-    check_generator(generator)
-    src = torch.randint(0, vocab, (B, length), generator=generator)
-    tgt_out = src.flip(1)
+    src, tgt_out = reversal_batch(B, length, vocab, generator=generator)
+    bos = check_int(bos, "bos", min_value=0)
     tgt_in = torch.cat([torch.full((B, 1), bos), tgt_out[:, :-1]], dim=1)
     return src, tgt_in, tgt_out
 
