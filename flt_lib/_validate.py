@@ -12,6 +12,16 @@ from collections.abc import Sequence
 
 import torch
 
+__all__ = [
+    "check_choice",
+    "check_generator",
+    "check_int",
+    "check_real",
+    "check_tensor",
+    "check_vector_or_batch",
+    "check_xy",
+]
+
 
 def _describe(value: object) -> str:
     if isinstance(value, torch.Tensor):
@@ -138,3 +148,22 @@ def check_xy(X: object, y: object, y_name: str = "y") -> tuple[torch.Tensor, tor
             f"{y_name} must have one entry per row of X (length n = {X.shape[0]}), got length {y.shape[0]}"
         )
     return X, y
+
+
+def check_vector_or_batch(value: object, name: str, n: int) -> torch.Tensor:
+    """Check that ``value`` is a floating tensor of shape (n,) (one state) or (B, n) (a batch).
+
+    Args:
+        value: the object to check.
+        name: the argument name used in the error message.
+        n: the required length of the last dimension.
+
+    Returns:
+        ``value``, unchanged.
+    """
+    check_tensor(value, name, floating=True)
+    if value.ndim not in (1, 2) or value.shape[-1] != n:
+        raise ValueError(
+            f"{name} must have shape (n,) or (B, n) with n={n}, got {tuple(value.shape)}"
+        )
+    return value

@@ -16,7 +16,9 @@ import random
 import numpy as np
 import torch
 
-from flt_lib._validate import check_int
+from flt_lib._validate import check_generator, check_int
+
+__all__ = ["numpy_generator", "random_orthogonal", "set_seed", "spawn", "torch_generator"]
 
 _MAX_SEED = 2**63 - 1
 
@@ -76,3 +78,30 @@ def spawn(generator: torch.Generator, n: int) -> list[torch.Generator]:
     n = check_int(n, "n", min_value=1)
     seeds = torch.randint(0, 2**62, (n,), generator=generator, device=generator.device)
     return [torch_generator(int(s)) for s in seeds]
+
+
+def random_orthogonal(
+    rows: int, cols: int, *, generator: torch.Generator, dtype: torch.dtype = torch.float64
+) -> torch.Tensor:
+    """A Haar-random matrix with orthonormal columns (rows >= cols) or orthonormal rows.
+
+    The QR decomposition of a Gaussian matrix, with the signs of ``R``'s diagonal moved into
+    ``Q``, which makes the distribution uniform (Haar) (Mezzadri 2007). Drawn on the CPU.
+
+    Args:
+        rows: number of rows, ``>= 1``.
+        cols: number of columns, ``>= 1``.
+        generator: a CPU ``torch.Generator``.
+        dtype: floating dtype of the result.
+
+    Returns:
+        ``Q`` of shape (rows, cols) with ``Q^T Q = I`` if rows >= cols, else ``Q Q^T = I``.
+    """
+    rows = check_int(rows, "rows", min_value=1)
+    cols = check_int(cols, "cols", min_value=1)
+    check_generator(generator)
+    big, small = max(rows, cols), min(rows, cols)
+    A = torch.randn(big, small, generator=generator, dtype=dtype)  # (big, small)
+    Q, R = torch.linalg.qr(A)  # Q: (big, small)
+    Q = Q * torch.sign(torch.diagonal(R))  # fix the signs: Haar-distributed
+    return Q if rows >= cols else Q.T

@@ -9,3 +9,5 @@ Modules (import them directly, e.g. ``from flt_lib.connectionism import perceptr
 - ``hopfield_capacity``: load sweeps, the capacity transition and perfect-recall scaling;
 - ``dense_memory``: dense associative memories and the modern (softmax) Hopfield update.
 """
+
+__all__ = ["cover", "dense_memory", "hopfield", "hopfield_capacity", "perceptron", "threshold"]

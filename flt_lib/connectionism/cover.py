@@ -143,7 +143,7 @@ def in_general_position(X: torch.Tensor, *, tol: float = 1e-9) -> bool:
 
 
 def monte_carlo_fraction(
-    s: int, n: int, n_trials: int, *, generator: torch.Generator, affine: bool = False
+    s: int, n: int, *, n_trials: int, generator: torch.Generator, affine: bool = False
 ) -> float:
     """Monte Carlo estimate of the fraction of separable labelings, with exact LP tests.
 

@@ -15,8 +15,27 @@ import math
 
 import torch
 
-from flt_lib._validate import check_choice, check_generator, check_int, check_real, check_tensor
-from flt_lib.connectionism.hopfield import _check_patterns, _check_state  # shared argument checks
+from flt_lib._validate import (
+    check_choice,
+    check_generator,
+    check_int,
+    check_real,
+    check_tensor,
+    check_vector_or_batch,
+)
+
+__all__ = [
+    "dense_energy",
+    "dense_run",
+    "modern_energy",
+    "modern_update",
+    "one_step_error_bound",
+    "separation",
+]
+
+
+def _check_patterns(patterns: object) -> torch.Tensor:
+    return check_tensor(patterns, "patterns", ndim=2, floating=True, shape_doc="(s, n)")
 
 
 def _check_dense_args(interaction: object, degree: object) -> tuple[str, int]:
@@ -43,7 +62,7 @@ def dense_energy(
         Energies in float64, shape () or (B,).
     """
     _check_patterns(patterns)
-    _check_state(x, patterns.shape[1])
+    check_vector_or_batch(x, "x", patterns.shape[1])
     interaction, degree = _check_dense_args(interaction, degree)
     z = x.double() @ patterns.double().T  # (B, s) or (s,) overlaps
     F = z**degree if interaction == "power" else torch.exp(z)
@@ -53,8 +72,8 @@ def dense_energy(
 def dense_run(
     patterns: torch.Tensor,
     x0: torch.Tensor,
-    generator: torch.Generator,
     *,
+    generator: torch.Generator,
     interaction: str = "power",
     degree: int = 3,
     max_sweeps: int = 20,
@@ -105,7 +124,7 @@ def dense_run(
     return x.to(x0.dtype)
 
 
-def modern_update(patterns: torch.Tensor, x: torch.Tensor, beta: float) -> torch.Tensor:
+def modern_update(patterns: torch.Tensor, x: torch.Tensor, *, beta: float) -> torch.Tensor:
     """Modern Hopfield update ``x_new = Xi^T softmax(beta Xi x)`` (eq-modern-update; Ramsauer et al. 2021).
 
     With query x and keys = values = the stored patterns this is softmax attention with scale
@@ -120,13 +139,13 @@ def modern_update(patterns: torch.Tensor, x: torch.Tensor, beta: float) -> torch
         Updated state(s), same shape as ``x``.
     """
     _check_patterns(patterns)
-    _check_state(x, patterns.shape[1])
+    check_vector_or_batch(x, "x", patterns.shape[1])
     beta = check_real(beta, "beta", min_value=0.0, strict_min=True)
     weights = torch.softmax(beta * (x @ patterns.T), dim=-1)  # (B, s) attention weights
     return weights @ patterns  # (B, n)
 
 
-def modern_energy(patterns: torch.Tensor, x: torch.Tensor, beta: float) -> torch.Tensor:
+def modern_energy(patterns: torch.Tensor, x: torch.Tensor, *, beta: float) -> torch.Tensor:
     """Modern Hopfield energy ``-lse(beta, Xi x) + x.x/2 + ln(s)/beta + M^2/2`` (eq-modern-energy).
 
     ``lse(beta, z) = beta^-1 log sum_mu exp(beta z_mu)`` and ``M = max_mu ||xi^mu||``
@@ -141,7 +160,7 @@ def modern_energy(patterns: torch.Tensor, x: torch.Tensor, beta: float) -> torch
         Energies, shape () or (B,).
     """
     _check_patterns(patterns)
-    _check_state(x, patterns.shape[1])
+    check_vector_or_batch(x, "x", patterns.shape[1])
     beta = check_real(beta, "beta", min_value=0.0, strict_min=True)
     s = patterns.shape[0]
     lse = torch.logsumexp(beta * (x @ patterns.T), dim=-1) / beta  # (B,) or ()
@@ -171,7 +190,7 @@ def separation(patterns: torch.Tensor) -> torch.Tensor:
 
 
 def one_step_error_bound(
-    patterns: torch.Tensor, x: torch.Tensor, index: torch.Tensor, beta: float
+    patterns: torch.Tensor, x: torch.Tensor, index: torch.Tensor, *, beta: float
 ) -> torch.Tensor:
     """Bound ``2 (s-1) M exp(-beta (Delta_mu - 2 r M))`` on ``||x_new - xi^mu||`` after one update (eq-modern-bound).
 

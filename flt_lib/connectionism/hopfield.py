@@ -12,11 +12,33 @@ McEliece, Posner, Rodemich & Venkatesh (1987).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import torch
 
-from flt_lib._validate import check_choice, check_generator, check_int, check_real, check_tensor
+from flt_lib._validate import (
+    check_choice,
+    check_generator,
+    check_int,
+    check_real,
+    check_tensor,
+    check_vector_or_batch,
+)
+
+__all__ = [
+    "AsyncRun",
+    "async_sweeps_batched",
+    "async_update",
+    "energy",
+    "hebbian_weights",
+    "letter_patterns",
+    "local_field",
+    "overlap",
+    "random_patterns",
+    "retrieval_sweep",
+    "run_async",
+    "sign",
+]
 
 # 10x10 letters drawn by hand for the retrieval demo ('#' = +1, '.' = -1).
 _LETTERS: dict[str, tuple[str, ...]] = {
@@ -63,7 +85,9 @@ def letter_patterns(names: str = "HTLXO") -> tuple[list[str], torch.Tensor]:
     return list(names), torch.tensor(rows)  # (k, 100)
 
 
-def random_patterns(s: int, n: int, generator: torch.Generator, *, batch: int | None = None) -> torch.Tensor:
+def random_patterns(
+    s: int, n: int, *, generator: torch.Generator, batch: int | None = None
+) -> torch.Tensor:
     """Patterns with i.i.d. uniform +-1 entries, drawn on the CPU.
 
     Args:
@@ -110,13 +134,6 @@ def _check_W(W: object) -> torch.Tensor:
     return W
 
 
-def _check_state(x: object, n: int, name: str = "x") -> torch.Tensor:
-    check_tensor(x, name, floating=True)
-    if x.ndim not in (1, 2) or x.shape[-1] != n:
-        raise ValueError(f"{name} must have shape (n,) or (B, n) with n={n}, got {tuple(x.shape)}")
-    return x
-
-
 def _threshold(threshold: torch.Tensor | None, W: torch.Tensor) -> torch.Tensor:
     n = W.shape[0]
     if threshold is None:
@@ -136,7 +153,7 @@ def energy(W: torch.Tensor, x: torch.Tensor, threshold: torch.Tensor | None = No
         Energy, shape () or (B,).
     """
     _check_W(W)
-    _check_state(x, W.shape[0])
+    check_vector_or_batch(x, "x", W.shape[0])
     theta = _threshold(threshold, W)
     return -0.5 * ((x @ W) * x).sum(-1) + x @ theta
 
@@ -153,7 +170,7 @@ def local_field(W: torch.Tensor, x: torch.Tensor, threshold: torch.Tensor | None
         Fields, same shape as ``x``.
     """
     _check_W(W)
-    _check_state(x, W.shape[0])
+    check_vector_or_batch(x, "x", W.shape[0])
     return x @ W.T - _threshold(threshold, W)
 
 
@@ -181,7 +198,8 @@ def async_update(
     return out
 
 
-class AsyncRun(NamedTuple):
+@dataclass(frozen=True)
+class AsyncRun:
     """Result of :func:`run_async`."""
 
     state: torch.Tensor  # final state, shape (n,)
@@ -193,8 +211,8 @@ class AsyncRun(NamedTuple):
 def run_async(
     W: torch.Tensor,
     x0: torch.Tensor,
-    generator: torch.Generator,
     *,
+    generator: torch.Generator,
     threshold: torch.Tensor | None = None,
     max_sweeps: int = 50,
 ) -> AsyncRun:
@@ -231,7 +249,7 @@ def run_async(
             x[i] = new
             energies.append(energy(W, x, theta))
         converged = not changed
-    return AsyncRun(x, torch.stack(energies), sweeps, converged)
+    return AsyncRun(state=x, energies=torch.stack(energies), n_sweeps=sweeps, converged=converged)
 
 
 def overlap(x: torch.Tensor, pattern: torch.Tensor) -> torch.Tensor:
@@ -250,7 +268,7 @@ def overlap(x: torch.Tensor, pattern: torch.Tensor) -> torch.Tensor:
 
 
 def async_sweeps_batched(
-    patterns: torch.Tensor, x0: torch.Tensor, generator: torch.Generator, *, max_sweeps: int = 50
+    patterns: torch.Tensor, x0: torch.Tensor, *, generator: torch.Generator, max_sweeps: int = 50
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Asynchronous random-order sweeps for a batch of Hebbian networks, one network per row.
 
@@ -295,7 +313,11 @@ def async_sweeps_batched(
 
 
 def retrieval_sweep(
-    patterns: torch.Tensor, loads: list[float], generator: torch.Generator, *, max_sweeps: int = 50
+    patterns: torch.Tensor,
+    loads: list[float],
+    *,
+    generator: torch.Generator,
+    max_sweeps: int = 50,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Final overlaps when asynchronous dynamics start exactly at a stored pattern, at several loads.
 
@@ -322,5 +344,7 @@ def retrieval_sweep(
     for j, s in enumerate(sizes):
         batch[j, :, :s] = patterns[:, :s]
     batch = batch.reshape(len(sizes) * K, s_max, n)  # (L*K, s_max, n)
-    x, conv = async_sweeps_batched(batch, batch[:, 0].clone(), generator, max_sweeps=max_sweeps)
+    x, conv = async_sweeps_batched(
+        batch, batch[:, 0].clone(), generator=generator, max_sweeps=max_sweeps
+    )
     return overlap(x, batch[:, 0]).reshape(len(sizes), K), conv.reshape(len(sizes), K)

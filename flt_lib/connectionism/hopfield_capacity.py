@@ -11,11 +11,29 @@ McEliece, Posner, Rodemich & Venkatesh (1987).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import torch
 
 from flt_lib._validate import check_int, check_real, check_tensor
-from flt_lib.connectionism.hopfield import _check_patterns  # shared argument check
+from flt_lib.connectionism.hopfield import hebbian_weights
+
+__all__ = [
+    "RSCapacity",
+    "critical_load",
+    "crosstalk",
+    "flip_probability",
+    "max_stable_load",
+    "mceliece_capacity",
+    "perfect_recall_prediction",
+    "replica_symmetric_capacity",
+    "replica_symmetric_overlap",
+    "stability_table",
+]
+
+
+def _check_patterns(patterns: object) -> torch.Tensor:
+    return check_tensor(patterns, "patterns", ndim=2, floating=True, shape_doc="(s, n)")
 
 
 def crosstalk(patterns: torch.Tensor) -> torch.Tensor:
@@ -30,8 +48,7 @@ def crosstalk(patterns: torch.Tensor) -> torch.Tensor:
     """
     _check_patterns(patterns)
     n = patterns.shape[1]
-    W = (patterns.T @ patterns / n).fill_diagonal_(0.0)  # (n, n) Hebbian weights, eq-hopfield-hebb
-    H = patterns @ W  # (s, n) fields at the patterns (W symmetric)
+    H = patterns @ hebbian_weights(patterns)  # (s, n) fields at the patterns (W symmetric)
     return H - (n - 1) / n * patterns
 
 
@@ -51,7 +68,9 @@ def flip_probability(n: int, s: int) -> float:
     return 0.5 * math.erfc(z / math.sqrt(2.0))
 
 
-def critical_load(loads: list[float], mean_overlaps: list[float], level: float = 0.9) -> float:
+def critical_load(
+    loads: list[float], mean_overlaps: list[float], *, level: float = 0.9
+) -> float:
     """The load where the mean overlap first falls below ``level``, by linear interpolation.
 
     Args:
@@ -74,7 +93,7 @@ def critical_load(loads: list[float], mean_overlaps: list[float], level: float =
     raise ValueError(f"mean_overlaps: never falls below level {level}; extend the loads")
 
 
-def stability_table(patterns: torch.Tensor, n_targets: int | None = None) -> torch.Tensor:
+def stability_table(patterns: torch.Tensor, *, n_targets: int | None = None) -> torch.Tensor:
     """Which stored patterns are exact fixed points, as patterns are added one at a time.
 
     Exact arithmetic on the integers ``n * xi^t_i * h_i(xi^t)``: with the first ``s`` patterns
@@ -133,7 +152,7 @@ def max_stable_load(stable: torch.Tensor) -> tuple[int, int]:
     return s_all, s_first
 
 
-def mceliece_capacity(n: int, all_patterns: bool = True) -> float:
+def mceliece_capacity(n: int, *, all_patterns: bool = True) -> float:
     """Asymptotic perfect-recall capacity ``n / (4 ln n)`` (all patterns) or ``n / (2 ln n)`` (one pattern).
 
     McEliece, Posner, Rodemich & Venkatesh (1987), eq-hopfield-mceliece.
@@ -146,7 +165,7 @@ def mceliece_capacity(n: int, all_patterns: bool = True) -> float:
     return n / ((4.0 if all_patterns else 2.0) * math.log(n))
 
 
-def perfect_recall_prediction(n: int, all_patterns: bool = True) -> float:
+def perfect_recall_prediction(n: int, *, all_patterns: bool = True) -> float:
     """Finite-n prediction of the median largest s with exact recall (Gaussian + Poisson).
 
     With ``p(s) = flip_probability(n, s)`` the expected number of unstable bits is
@@ -172,3 +191,80 @@ def perfect_recall_prediction(n: int, all_patterns: bool = True) -> float:
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if excess(mid) < 0 else (lo, mid)
     return 0.5 * (lo + hi)
+
+
+# ----------------------------------------------------------------------------- replica theory
+
+
+@dataclass(frozen=True)
+class RSCapacity:
+    """The retrieval state of the replica-symmetric theory at the critical load."""
+
+    alpha_c: float  # critical load: the largest alpha = s/n with a retrieval solution
+    overlap: float  # overlap m = erf(y) of the retrieval state at alpha_c
+    error_fraction: float  # fraction of wrong bits (1 - m) / 2 at alpha_c
+    y: float  # the reduced variable y = m / sqrt(2 alpha r) at alpha_c
+
+
+def _rs_root2alpha(y: float) -> float:
+    """sqrt(2 alpha) as a function of y on the retrieval branch (eq-hopfield-rs)."""
+    return math.erf(y) / y - 2.0 / math.sqrt(math.pi) * math.exp(-y * y)
+
+
+def replica_symmetric_capacity() -> RSCapacity:
+    """Critical load and retrieval overlap of the zero-temperature replica-symmetric theory.
+
+    Amit, Gutfreund and Sompolinsky (1985): at zero temperature the retrieval state has
+    overlap ``m = erf(y)``, where ``y > 0`` solves ``erf(y) = y (sqrt(2 alpha) +
+    (2 / sqrt(pi)) exp(-y^2))`` (eq. ``eq-hopfield-rs``). Solved for ``alpha``, the right side
+    gives ``sqrt(2 alpha) = erf(y) / y - (2 / sqrt(pi)) exp(-y^2)``; a solution exists iff
+    ``alpha`` is at most the maximum of this function over ``y``, which is ``alpha_c``. The
+    maximum is found by golden-section search to machine precision.
+
+    Returns:
+        An :class:`RSCapacity` (``alpha_c`` about 0.138, overlap about 0.967).
+    """
+    lo, hi = 0.5, 3.0  # the maximiser lies in between (the function is unimodal there)
+    inv_phi = (math.sqrt(5.0) - 1.0) / 2.0
+    a, b = hi - inv_phi * (hi - lo), lo + inv_phi * (hi - lo)
+    while hi - lo > 1e-12:
+        if _rs_root2alpha(a) < _rs_root2alpha(b):
+            lo, a, b = a, b, a + inv_phi * (hi - a)
+        else:
+            hi, b, a = b, a, b - inv_phi * (b - lo)
+    y = 0.5 * (lo + hi)
+    m = math.erf(y)
+    return RSCapacity(
+        alpha_c=_rs_root2alpha(y) ** 2 / 2.0, overlap=m, error_fraction=(1.0 - m) / 2.0, y=y
+    )
+
+
+def replica_symmetric_overlap(alpha: float) -> float:
+    """Overlap ``m`` of the replica-symmetric retrieval state at load ``alpha <= alpha_c``.
+
+    Solves ``sqrt(2 alpha) = erf(y) / y - (2 / sqrt(pi)) exp(-y^2)`` for the retrieval root
+    ``y >= y_c`` by bisection and returns ``m = erf(y)`` (eq. ``eq-hopfield-rs``).
+
+    Args:
+        alpha: the load ``s / n``, ``0 <= alpha <= alpha_c``.
+
+    Returns:
+        The overlap, a float in ``(0.96, 1]``.
+
+    Raises:
+        ValueError: if ``alpha`` exceeds ``alpha_c`` (there is no retrieval state).
+    """
+    alpha = check_real(alpha, "alpha", min_value=0.0)
+    cap = replica_symmetric_capacity()
+    if alpha > cap.alpha_c:
+        raise ValueError(
+            f"alpha must be <= alpha_c = {cap.alpha_c:.4f} for a retrieval state, got {alpha}"
+        )
+    if alpha == 0.0:
+        return 1.0
+    target = math.sqrt(2.0 * alpha)
+    lo, hi = cap.y, 50.0  # the function decreases from its maximum at y_c towards 0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if _rs_root2alpha(mid) > target else (lo, mid)
+    return math.erf(0.5 * (lo + hi))

@@ -210,7 +210,7 @@ def perceptron(
 
 
 def separable_data(
-    n: int, d: int, gamma: float, *, generator: torch.Generator, kind: str = "ball"
+    n: int, d: int, *, gamma: float, generator: torch.Generator, kind: str = "ball"
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Points labelled by a random unit vector ``w_star`` with margin at least ``gamma``, ``R <= 1``.
 

@@ -15,6 +15,20 @@ import torch
 
 from flt_lib._validate import check_generator, check_int, check_real, check_tensor
 
+__all__ = [
+    "best_polynomial_rmse",
+    "fit_ridge_network",
+    "gaussian_barron_constant",
+    "gaussian_cdf",
+    "least_squares_outer",
+    "maurey_average",
+    "probit_mixture_target",
+    "random_ridge_units_1d",
+    "ridge_features",
+    "sample_probit_mixture_units",
+    "tanh_from_sigmoid",
+]
+
 
 def tanh_from_sigmoid(z: torch.Tensor) -> torch.Tensor:
     """Hyperbolic tangent computed through the logistic sigmoid, ``2 sigma(2z) - 1``.
@@ -46,6 +60,7 @@ def ridge_features(
     X: torch.Tensor,
     W: torch.Tensor,
     b: torch.Tensor,
+    *,
     activation: Callable[[torch.Tensor], torch.Tensor] = torch.sigmoid,
 ) -> torch.Tensor:
     """Hidden-layer outputs ``phi(X W^T + b)``: one column per ridge unit.
@@ -68,7 +83,12 @@ def ridge_features(
 
 
 def random_ridge_units_1d(
-    m: int, steepness: float, generator: torch.Generator, lo: float = -1.0, hi: float = 1.0
+    m: int,
+    *,
+    steepness: float,
+    generator: torch.Generator,
+    lo: float = -1.0,
+    hi: float = 1.0,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Random 1-D units ``phi(w (x - c))`` with centres ``c ~ U[lo, hi]`` and ``|w| = steepness``.
 
@@ -94,7 +114,7 @@ def random_ridge_units_1d(
 
 
 def least_squares_outer(
-    features: torch.Tensor, y: torch.Tensor, ridge: float = 1e-10
+    features: torch.Tensor, y: torch.Tensor, *, ridge: float = 1e-10
 ) -> torch.Tensor:
     """Outer weights (with a bias) minimising ``||[F, 1] v - y||^2 + ridge * ||v||^2``.
 
@@ -126,6 +146,7 @@ def fit_ridge_network(
     y: torch.Tensor,
     W: torch.Tensor,
     b: torch.Tensor,
+    *,
     activation: Callable[[torch.Tensor], torch.Tensor] = torch.sigmoid,
     ridge: float = 1e-10,
 ) -> torch.Tensor:
@@ -142,8 +163,8 @@ def fit_ridge_network(
     Returns:
         Fitted values ``g(X)``, shape (n,).
     """
-    F = ridge_features(X, W, b, activation)  # (n, m)
-    v = least_squares_outer(F, y, ridge)
+    F = ridge_features(X, W, b, activation=activation)  # (n, m)
+    v = least_squares_outer(F, y, ridge=ridge)
     return F @ v[:-1] + v[-1]
 
 
@@ -174,7 +195,7 @@ def best_polynomial_rmse(x: torch.Tensor, y: torch.Tensor, degree: int) -> float
 
 
 def probit_mixture_target(
-    X: torch.Tensor, U: torch.Tensor, beta: torch.Tensor, s: float, tau: float
+    X: torch.Tensor, U: torch.Tensor, beta: torch.Tensor, *, s: float, tau: float
 ) -> torch.Tensor:
     """Closed form of ``f(x) = E[Phi(w . x + b)]`` for a Gaussian-mixture law of ``(w, b)``.
 
@@ -203,7 +224,13 @@ def probit_mixture_target(
 
 
 def sample_probit_mixture_units(
-    m: int, U: torch.Tensor, beta: torch.Tensor, s: float, tau: float, generator: torch.Generator
+    m: int,
+    U: torch.Tensor,
+    beta: torch.Tensor,
+    *,
+    s: float,
+    tau: float,
+    generator: torch.Generator,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Draw ``m`` i.i.d. units ``(w_j, b_j)`` from the law in :func:`probit_mixture_target`.
 
@@ -235,6 +262,7 @@ def maurey_average(
     X: torch.Tensor,
     W: torch.Tensor,
     b: torch.Tensor,
+    *,
     activation: Callable[[torch.Tensor], torch.Tensor] = gaussian_cdf,
 ) -> torch.Tensor:
     """The m-term average ``g_m(x) = (1/m) sum_j phi(w_j . x + b_j)`` (Maurey's construction).
@@ -251,7 +279,7 @@ def maurey_average(
     Returns:
         ``g_m(X)``, shape (n,).
     """
-    return ridge_features(X, W, b, activation).mean(1)
+    return ridge_features(X, W, b, activation=activation).mean(1)
 
 
 def gaussian_barron_constant(d: int) -> float:

@@ -1,9 +1,10 @@
 """ReLU networks and linear regions (Section 2.5).
 
-Exact region counts for arrangements of lines in the plane (rational arithmetic, no sampling),
-Zaslavsky's bound {cite}`zaslavsky1975facing`, Montufar et al.'s lower bound for deep networks
-{cite}`montufar2014number`, exact piecewise-linear bookkeeping for ReLU networks on an interval
-(tent maps, {cite}`telgarsky2016benefits`), and piecewise-linear interpolation by ReLUs.
+Exact region counts for arrangements of lines in the plane (rational arithmetic, no sampling);
+the maximal count of ``m`` hyperplanes in general position (Schlaefli; Buck 1943) and
+Zaslavsky's (1975) count through the characteristic polynomial; Montufar et al.'s (2014) lower
+bound for deep networks; exact piecewise-linear bookkeeping for ReLU networks on an interval
+(tent maps, Telgarsky 2016); and piecewise-linear interpolation by ReLUs.
 """
 
 from __future__ import annotations
@@ -15,6 +16,22 @@ from fractions import Fraction
 import torch
 
 from flt_lib._validate import check_int, check_tensor
+
+__all__ = [
+    "activation_pattern",
+    "count_linear_pieces",
+    "count_regions_2d",
+    "eval_relu_sum",
+    "general_position_regions",
+    "in_general_position_2d",
+    "montufar_1d_params",
+    "montufar_lower_bound",
+    "region_sign_vectors_2d",
+    "relu_interpolant",
+    "relu_net_1d",
+    "sawtooth_params",
+    "zaslavsky_regions_2d",
+]
 
 Number = int | float | Fraction
 
@@ -36,15 +53,19 @@ def activation_pattern(X: torch.Tensor, W: torch.Tensor, b: torch.Tensor) -> tor
     return (X @ W.T + b) > 0  # (n, m)
 
 
-def zaslavsky_bound(m: int, n: int) -> int:
-    """Maximal number of regions cut out of ``R^n`` by ``m`` hyperplanes: ``sum_{i<=n} C(m, i)``.
+def general_position_regions(m: int, n: int) -> int:
+    """Number of regions of ``m`` hyperplanes in general position in ``R^n``: ``sum_{i<=n} C(m, i)``.
+
+    This is the maximum over all arrangements of ``m`` hyperplanes (Schlaefli, 1852; Buck,
+    1943), eq. ``eq-regions-general-position``; it is the special case of Zaslavsky's count
+    (:func:`zaslavsky_regions_2d`) in which every intersection is as small as possible.
 
     Args:
         m: number of hyperplanes (hidden units), ``m >= 0``.
         n: input dimension, ``n >= 1``.
 
     Returns:
-        The bound, attained exactly by hyperplanes in general position (Zaslavsky, 1975).
+        The count, an int.
     """
     m = check_int(m, "m", min_value=0)
     n = check_int(n, "n", min_value=1)
@@ -130,6 +151,38 @@ def in_general_position_2d(lines: Sequence[Sequence[Number]]) -> bool:
     return True
 
 
+def zaslavsky_regions_2d(lines: Sequence[Sequence[Number]]) -> int:
+    """Zaslavsky's count of the regions of a line arrangement, from its intersection poset.
+
+    Zaslavsky (1975): the number of regions is ``|chi(-1)|``, where ``chi`` is the
+    characteristic polynomial of the arrangement. For ``m`` distinct lines in the plane the
+    poset has the plane (Moebius value 1), the lines (value -1 each) and the crossing points
+    ``p`` (value ``t_p - 1``, with ``t_p`` the number of lines through ``p``), so
+    ``chi(t) = t^2 - m t + sum_p (t_p - 1)`` and the count is
+    ``1 + m + sum_p (t_p - 1)`` (eq. ``eq-regions-zaslavsky``). Exact rational arithmetic.
+
+    Args:
+        lines: ``m`` distinct lines ``(a, b, c)`` meaning ``a x + b y + c = 0``.
+
+    Returns:
+        The number of regions (compare with :func:`count_regions_2d`, which counts them
+        without the formula).
+    """
+    L = _lines(lines)
+    for i, (a1, b1, c1) in enumerate(L):
+        for k, (a2, b2, c2) in enumerate(L[i + 1:], start=i + 1):
+            if a1 * b2 == a2 * b1 and a1 * c2 == a2 * c1 and b1 * c2 == b2 * c1:
+                raise ValueError(f"lines must be distinct, but lines[{i}] and lines[{k}] coincide")
+    through: dict[tuple[Fraction, Fraction], set[int]] = {}  # crossing point -> its lines
+    for i, (a1, b1, c1) in enumerate(L):
+        for k, (a2, b2, c2) in enumerate(L[i + 1:], start=i + 1):
+            det = a1 * b2 - a2 * b1
+            if det != 0:
+                p = ((b1 * c2 - b2 * c1) / det, (c1 * a2 - c2 * a1) / det)
+                through.setdefault(p, set()).update((i, k))
+    return 1 + len(L) + sum(len(ids) - 1 for ids in through.values())
+
+
 def count_regions_2d(lines: Sequence[Sequence[Number]]) -> int:
     """Exact number of regions of ``R^2`` minus the lines (see :func:`region_sign_vectors_2d`).
 
@@ -137,7 +190,7 @@ def count_regions_2d(lines: Sequence[Sequence[Number]]) -> int:
         lines: ``m`` triples ``(a, b, c)``.
 
     Returns:
-        Number of connected regions, ``<= zaslavsky_bound(m, 2)``.
+        Number of connected regions, ``<= general_position_regions(m, 2)``.
     """
     return len(region_sign_vectors_2d(lines))
 
@@ -158,7 +211,7 @@ def montufar_lower_bound(m: int, n: int, depth: int) -> int:
     n = check_int(n, "n", min_value=1)
     m = check_int(m, "m", min_value=n)
     depth = check_int(depth, "depth", min_value=1)
-    return (m // n) ** (n * (depth - 1)) * zaslavsky_bound(m, n)
+    return (m // n) ** (n * (depth - 1)) * general_position_regions(m, n)
 
 
 def relu_net_1d(

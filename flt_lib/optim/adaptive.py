@@ -21,6 +21,27 @@ import torch
 
 from flt_lib._validate import check_int, check_real, check_tensor
 
+__all__ = [
+    "AccumulatorState",
+    "AdagradConfig",
+    "AdamConfig",
+    "AdamState",
+    "RMSpropConfig",
+    "adagrad_init",
+    "adagrad_step",
+    "adam_init",
+    "adam_step",
+    "rmsprop_init",
+    "rmsprop_step",
+    "run",
+    "run_torch",
+]
+
+
+def _check_lr_eps(config: object) -> None:
+    check_real(config.lr, "config.lr", min_value=0.0, strict_min=True)
+    check_real(config.eps, "config.eps", min_value=0.0)
+
 
 @dataclass(frozen=True)
 class AdagradConfig:
@@ -29,6 +50,10 @@ class AdagradConfig:
     lr: float = 0.01  # base step size eta
     eps: float = 1e-10  # added to sqrt(s) in the denominator
     initial_accumulator_value: float = 0.0  # starting value of the sum of squared gradients
+
+    def __post_init__(self) -> None:
+        _check_lr_eps(self)
+        check_real(self.initial_accumulator_value, "config.initial_accumulator_value", min_value=0.0)
 
 
 @dataclass(frozen=True)
@@ -39,6 +64,10 @@ class RMSpropConfig:
     alpha: float = 0.99  # decay rate of the running mean of squared gradients
     eps: float = 1e-8  # added to sqrt(s) in the denominator
 
+    def __post_init__(self) -> None:
+        _check_lr_eps(self)
+        check_real(self.alpha, "config.alpha", min_value=0.0, max_value=1.0)
+
 
 @dataclass(frozen=True)
 class AdamConfig:
@@ -47,6 +76,15 @@ class AdamConfig:
     lr: float = 1e-3  # base step size eta
     betas: tuple[float, float] = (0.9, 0.999)  # decay rates (beta_1, beta_2) of the two moments
     eps: float = 1e-8  # added to the bias-corrected sqrt(v) in the denominator
+
+    def __post_init__(self) -> None:
+        _check_lr_eps(self)
+        if not isinstance(self.betas, (tuple, list)) or len(self.betas) != 2:
+            raise ValueError(f"config.betas must be a pair (beta1, beta2), got {self.betas!r}")
+        for i, beta in enumerate(self.betas):
+            check_real(beta, f"config.betas[{i}]", min_value=0.0)
+            if beta >= 1.0:
+                raise ValueError(f"config.betas[{i}] must be < 1, got {beta}")
 
 
 @dataclass(frozen=True)
@@ -157,28 +195,21 @@ _METHODS = {
 }
 
 
-def check_config(config: object) -> object:
-    """Check hyperparameter ranges of an Adagrad/RMSprop/Adam config; return it unchanged."""
+def _method(config: object) -> tuple:
     if type(config) not in _METHODS:
         raise TypeError(
-            f"config must be an AdagradConfig, RMSpropConfig or AdamConfig, got {type(config).__name__}"
+            "config must be an AdagradConfig, RMSpropConfig or AdamConfig, "
+            f"got {type(config).__name__}"
         )
-    check_real(config.lr, "config.lr", min_value=0.0, strict_min=True)
-    check_real(config.eps, "config.eps", min_value=0.0)
-    if isinstance(config, RMSpropConfig):
-        check_real(config.alpha, "config.alpha", min_value=0.0, max_value=1.0)
-    if isinstance(config, AdamConfig):
-        if len(config.betas) != 2:
-            raise ValueError(f"config.betas must be a pair (beta1, beta2), got {config.betas!r}")
-        for i, beta in enumerate(config.betas):
-            check_real(beta, f"config.betas[{i}]", min_value=0.0)
-            if beta >= 1.0:
-                raise ValueError(f"config.betas[{i}] must be < 1, got {beta}")
-    return config
+    return _METHODS[type(config)]
 
 
 def run(
-    grad_fn: Callable[[torch.Tensor], torch.Tensor], x0: torch.Tensor, config: object, steps: int
+    grad_fn: Callable[[torch.Tensor], torch.Tensor],
+    x0: torch.Tensor,
+    config: AdagradConfig | RMSpropConfig | AdamConfig,
+    *,
+    steps: int,
 ) -> torch.Tensor:
     """Iterate an adaptive method from ``x0``; the method is chosen by the type of ``config``.
 
@@ -192,9 +223,8 @@ def run(
         The trajectory ``x_0, ..., x_T``, shape (T + 1, d).
     """
     check_tensor(x0, "x0", ndim=1, floating=True, shape_doc="(d,)")
-    check_config(config)
+    init, step = _method(config)
     steps = check_int(steps, "steps", min_value=0)
-    init, step = _METHODS[type(config)]
     traj = torch.empty(steps + 1, x0.shape[0], dtype=x0.dtype, device=x0.device)  # (T+1, d)
     traj[0] = x0
     x, state = x0, init(x0, config)
@@ -205,7 +235,11 @@ def run(
 
 
 def run_torch(
-    grad_fn: Callable[[torch.Tensor], torch.Tensor], x0: torch.Tensor, config: object, steps: int
+    grad_fn: Callable[[torch.Tensor], torch.Tensor],
+    x0: torch.Tensor,
+    config: AdagradConfig | RMSpropConfig | AdamConfig,
+    *,
+    steps: int,
 ) -> torch.Tensor:
     """The same trajectory as :func:`run`, computed by ``torch.optim`` (the oracle).
 
@@ -219,7 +253,7 @@ def run_torch(
         The trajectory, shape (T + 1, d).
     """
     check_tensor(x0, "x0", ndim=1, floating=True, shape_doc="(d,)")
-    check_config(config)
+    _method(config)
     steps = check_int(steps, "steps", min_value=0)
     x = x0.clone().requires_grad_(True)
     if isinstance(config, AdagradConfig):
