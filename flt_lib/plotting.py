@@ -1,11 +1,11 @@
 """The book's figure style, and a few axes-in, axes-out helpers.
 
-Figures are drawn on an opaque white card with dark ink, so they stay readable on both the
-light and the dark theme of the website (a transparent figure with black text disappears on a
-dark page). The colour cycle is Okabe & Ito's colour-blind-safe palette.
+Figures are drawn on an opaque white card with dark ink, so they stay readable on both
+the light and the dark theme of the website (a transparent figure with black text
+disappears on a dark page). The colour cycle is Okabe & Ito's colour-blind-safe palette.
 
-Nothing here runs on import: call :func:`use_book_style` (the setup cell does) or wrap a figure
-in ``with book_style(): ...``.
+Nothing here runs on import: call :func:`use_book_style` (the setup cell does) or wrap a
+figure in ``with book_style(): ...``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ __all__ = [
     "use_book_style",
 ]
 
-# Okabe & Ito (2008), "Color universal design": distinguishable under common colour blindness.
+# Okabe & Ito (2008), "Color universal design": distinguishable under colour blindness.
 COLORS: tuple[str, ...] = (
     "#0072B2",  # blue
     "#D55E00",  # vermillion
@@ -74,7 +74,8 @@ BOOK_RC: dict[str, object] = {
 
 
 def use_book_style() -> None:
-    """Apply the book style to matplotlib's global settings (call once, in the setup cell)."""
+    """Apply the book style to matplotlib's global settings (call once, in the setup
+    cell)."""
     mpl.rcParams.update(BOOK_RC)
 
 
@@ -86,13 +87,16 @@ def book_style() -> Iterator[None]:
 
 
 def as_numpy(x: object) -> np.ndarray:
-    """Return ``x`` as a NumPy array, whatever it is: a tensor on any device, a list, a number.
+    """Return ``x`` as a NumPy array, whatever it is: a tensor on any device, a list, a
+    number.
 
-    Matplotlib reads CPU tensors but not GPU ones; plotting through this helper lets a notebook
-    compute on ``FLT_DEVICE`` and plot the result without ``.detach().cpu().numpy()``.
+    Matplotlib reads CPU tensors but not GPU ones; plotting through this helper lets a
+    notebook compute on ``FLT_DEVICE`` and plot the result without
+    ``.detach().cpu().numpy()``.
 
     Args:
-        x: a ``torch.Tensor`` (any device, with or without grad), array, sequence or number.
+        x: a ``torch.Tensor`` (any device, with or without grad), array, sequence or
+            number.
 
     Returns:
         A NumPy array with the dtype of ``x``.
@@ -102,7 +106,9 @@ def as_numpy(x: object) -> np.ndarray:
     return np.asarray(x)
 
 
-def get_ax(ax: Axes | None = None, *, figsize: tuple[float, float] | None = None) -> Axes:
+def get_ax(
+    ax: Axes | None = None, *, figsize: tuple[float, float] | None = None
+) -> Axes:
     """Return ``ax`` if given, otherwise a fresh ``Axes`` on a new figure.
 
     Args:
@@ -110,7 +116,9 @@ def get_ax(ax: Axes | None = None, *, figsize: tuple[float, float] | None = None
         figsize: size of the new figure in inches, used only when ``ax`` is None.
     """
     if ax is not None and not isinstance(ax, Axes):
-        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
+        raise TypeError(
+            f"ax must be a matplotlib Axes or None, got {type(ax).__name__}"
+        )
     if ax is None:
         _, ax = plt.subplots(figsize=figsize)
     return ax
@@ -164,7 +172,8 @@ def reference_slope(
     x1: float,
     label: str | None = None,
 ) -> Axes:
-    """Draw a reference power law ``y = y0 * (x / x0) ** slope`` between ``x0`` and ``x1``.
+    """Draw a reference power law ``y = y0 * (x / x0) ** slope`` between ``x0`` and
+    ``x1``.
 
     Args:
         ax: log-log axes to draw on.
@@ -182,7 +191,10 @@ def reference_slope(
     x1 = check_real(x1, "x1", min_value=x0, strict_min=True)
     xs = np.array([x0, x1])
     ax.loglog(
-        xs, y0 * (xs / x0) ** slope, color="#777777", linestyle=":",
+        xs,
+        y0 * (xs / x0) ** slope,
+        color="#777777",
+        linestyle=":",
         label=label or f"slope {slope:g}",
     )
     return ax

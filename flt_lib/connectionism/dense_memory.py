@@ -1,12 +1,13 @@
 """Dense associative memories and the modern (softmax) Hopfield network, section 1.6.
 
-Conventions: ``s`` stored patterns are the rows of ``patterns`` with shape (s, n), written
-Xi in the text; binary states take values in {-1, +1} with the tie at 0 going to +1; the
-overlap of a state x with pattern mu is ``z_mu = <xi^mu, x>``.
+Conventions: ``s`` stored patterns are the rows of ``patterns`` with shape (s, n),
+written Xi in the text; binary states take values in {-1, +1} with the tie at 0 going to
++1; the overlap of a state x with pattern mu is ``z_mu = <xi^mu, x>``.
 
-References: Krotov & Hopfield (2016), "Dense associative memory for pattern recognition";
-Demircigil, Heusel, Loewe, Upgang & Vermet (2017), "On a model of associative memory with huge
-storage capacity"; Ramsauer et al. (2021), "Hopfield networks is all you need".
+References: Krotov & Hopfield (2016), "Dense associative memory for pattern
+recognition"; Demircigil, Heusel, Loewe, Upgang & Vermet (2017), "On a model of
+associative memory with huge storage capacity"; Ramsauer et al. (2021), "Hopfield
+networks is all you need".
 """
 
 from __future__ import annotations
@@ -44,13 +45,18 @@ def _check_dense_args(interaction: object, degree: object) -> tuple[str, int]:
 
 
 def dense_energy(
-    patterns: torch.Tensor, x: torch.Tensor, *, interaction: str = "power", degree: int = 3
+    patterns: torch.Tensor,
+    x: torch.Tensor,
+    *,
+    interaction: str = "power",
+    degree: int = 3,
 ) -> torch.Tensor:
-    """Dense associative memory energy ``E_F(x) = -sum_mu F(<xi^mu, x>)`` (eq-dam-energy).
+    """Dense associative memory energy ``E_F(x) = -sum_mu F(<xi^mu, x>)``
+    (eq-dam-energy).
 
-    ``F(z) = z**degree`` (Krotov & Hopfield 2016) or ``F(z) = exp(z)`` (Demircigil et al. 2017);
-    ``degree=2`` gives ``2n`` times the Hebbian Hopfield energy minus ``s n``. Computed in
-    float64 (``exp`` overflows for overlaps above ~700).
+    ``F(z) = z**degree`` (Krotov & Hopfield 2016) or ``F(z) = exp(z)`` (Demircigil et
+    al. 2017); ``degree=2`` gives ``2n`` times the Hebbian Hopfield energy minus ``s
+    n``. Computed in float64 (``exp`` overflows for overlaps above ~700).
 
     Args:
         patterns: stored patterns, shape (s, n).
@@ -78,13 +84,15 @@ def dense_run(
     degree: int = 3,
     max_sweeps: int = 20,
 ) -> torch.Tensor:
-    """Asynchronous energy-minimising dynamics of a dense associative memory (eq-dam-update).
+    """Asynchronous energy-minimising dynamics of a dense associative memory
+    (eq-dam-update).
 
-    Neuron i takes the value in {-1, +1} of lower energy, all other neurons fixed:
-    ``x_i = sign(sum_mu [F(z_mu^+) - F(z_mu^-)])``, where ``z_mu^+-`` is the overlap
-    ``<xi^mu, x>`` with ``x_i`` set to +-1 (for ``exp`` the comparison uses logsumexp, so huge
-    overlaps do not overflow). Random-order sweeps, shared by the batch, until a sweep changes
-    nothing in any state. Only the (B, s) overlaps are kept, so one update costs O(B s).
+    Neuron i takes the value in {-1, +1} of lower energy, all other neurons fixed: ``x_i
+    = sign(sum_mu [F(z_mu^+) - F(z_mu^-)])``, where ``z_mu^+-`` is the overlap ``<xi^mu,
+    x>`` with ``x_i`` set to +-1 (for ``exp`` the comparison uses logsumexp, so huge
+    overlaps do not overflow). Random-order sweeps, shared by the batch, until a sweep
+    changes nothing in any state. Only the (B, s) overlaps are kept, so one update costs
+    O(B s).
 
     Args:
         patterns: stored patterns, shape (s, n).
@@ -112,7 +120,8 @@ def dense_run(
             rest = z - x[:, i : i + 1] * P[:, i]  # (B, s) overlaps without neuron i
             z_plus, z_minus = rest + P[:, i], rest - P[:, i]
             if interaction == "exp":
-                gain = torch.logsumexp(z_plus, -1) - torch.logsumexp(z_minus, -1)  # (B,)
+                # (B,) energy gain of x_i = +1 over x_i = -1, in log space
+                gain = torch.logsumexp(z_plus, -1) - torch.logsumexp(z_minus, -1)
             else:
                 gain = (z_plus**degree - z_minus**degree).sum(-1)  # (B,) = E(-) - E(+)
             new = torch.where(gain >= 0, 1.0, -1.0).to(x.dtype)  # (B,)
@@ -124,11 +133,14 @@ def dense_run(
     return x.to(x0.dtype)
 
 
-def modern_update(patterns: torch.Tensor, x: torch.Tensor, *, beta: float) -> torch.Tensor:
-    """Modern Hopfield update ``x_new = Xi^T softmax(beta Xi x)`` (eq-modern-update; Ramsauer et al. 2021).
+def modern_update(
+    patterns: torch.Tensor, x: torch.Tensor, *, beta: float
+) -> torch.Tensor:
+    """Modern Hopfield update ``x_new = Xi^T softmax(beta Xi x)`` (eq-modern-update;
+    Ramsauer et al. 2021).
 
-    With query x and keys = values = the stored patterns this is softmax attention with scale
-    beta: ``softmax(beta q K^T) V``.
+    With query x and keys = values = the stored patterns this is softmax attention with
+    scale beta: ``softmax(beta q K^T) V``.
 
     Args:
         patterns: stored patterns xi^mu (any real vectors) as rows, shape (s, n).
@@ -145,8 +157,11 @@ def modern_update(patterns: torch.Tensor, x: torch.Tensor, *, beta: float) -> to
     return weights @ patterns  # (B, n)
 
 
-def modern_energy(patterns: torch.Tensor, x: torch.Tensor, *, beta: float) -> torch.Tensor:
-    """Modern Hopfield energy ``-lse(beta, Xi x) + x.x/2 + ln(s)/beta + M^2/2`` (eq-modern-energy).
+def modern_energy(
+    patterns: torch.Tensor, x: torch.Tensor, *, beta: float
+) -> torch.Tensor:
+    """Modern Hopfield energy ``-lse(beta, Xi x) + x.x/2 + ln(s)/beta + M^2/2``
+    (eq-modern-energy).
 
     ``lse(beta, z) = beta^-1 log sum_mu exp(beta z_mu)`` and ``M = max_mu ||xi^mu||``
     (Ramsauer et al. 2021); :func:`modern_update` never increases it.
@@ -169,10 +184,11 @@ def modern_energy(patterns: torch.Tensor, x: torch.Tensor, *, beta: float) -> to
 
 
 def separation(patterns: torch.Tensor) -> torch.Tensor:
-    """Separation ``Delta_mu = <xi^mu, xi^mu> - max_{nu != mu} <xi^mu, xi^nu>`` of every pattern.
+    """Separation ``Delta_mu = <xi^mu, xi^mu> - max_{nu != mu} <xi^mu, xi^nu>`` of every
+    pattern.
 
-    Ramsauer et al. (2021); the one-step retrieval bound (eq-modern-bound) is useful when
-    ``Delta_mu`` is large.
+    Ramsauer et al. (2021); the one-step retrieval bound (eq-modern-bound) is useful
+    when ``Delta_mu`` is large.
 
     Args:
         patterns: stored patterns, shape (s, n) with ``s >= 2``.
@@ -182,7 +198,10 @@ def separation(patterns: torch.Tensor) -> torch.Tensor:
     """
     _check_patterns(patterns)
     if patterns.shape[0] < 2:
-        raise ValueError(f"patterns must hold s >= 2 patterns for a separation, got s={patterns.shape[0]}")
+        raise ValueError(
+            "patterns must hold s >= 2 patterns for a separation, got "
+            f"s={patterns.shape[0]}"
+        )
     G = patterns @ patterns.T  # (s, s) Gram matrix
     self_overlap = G.diagonal().clone()  # (s,)
     others = G.fill_diagonal_(-math.inf).max(dim=-1).values  # (s,)
@@ -192,12 +211,13 @@ def separation(patterns: torch.Tensor) -> torch.Tensor:
 def one_step_error_bound(
     patterns: torch.Tensor, x: torch.Tensor, index: torch.Tensor, *, beta: float
 ) -> torch.Tensor:
-    """Bound ``2 (s-1) M exp(-beta (Delta_mu - 2 r M))`` on ``||x_new - xi^mu||`` after one update (eq-modern-bound).
+    """Bound ``2 (s-1) M exp(-beta (Delta_mu - 2 r M))`` on ``||x_new - xi^mu||`` after
+    one update (eq-modern-bound).
 
-    ``r = ||x - xi^mu||`` is the distance of the cue from its pattern and
-    ``M = max_nu ||xi^nu||``. Each competitor has softmax weight at most
-    ``exp(-beta (Delta_mu - 2 r M))`` by Cauchy-Schwarz, and moves the average by at most
-    ``2M`` (cf. Ramsauer et al. 2021, retrieval with one update).
+    ``r = ||x - xi^mu||`` is the distance of the cue from its pattern and ``M = max_nu
+    ||xi^nu||``. Each competitor has softmax weight at most ``exp(-beta (Delta_mu - 2 r
+    M))`` by Cauchy-Schwarz, and moves the average by at most ``2M`` (cf. Ramsauer et
+    al. 2021, retrieval with one update).
 
     Args:
         patterns: stored patterns, shape (s, n) with ``s >= 2``.
@@ -216,7 +236,10 @@ def one_step_error_bound(
         raise TypeError(f"index must be an integer tensor, got dtype {index.dtype}")
     s = patterns.shape[0]
     if len(index) and (index.min() < 0 or index.max() >= s):
-        raise ValueError(f"index must lie in [0, {s - 1}], got values in [{int(index.min())}, {int(index.max())}]")
+        raise ValueError(
+            f"index must lie in [0, {s - 1}], got values in [{int(index.min())}, "
+            f"{int(index.max())}]"
+        )
     beta = check_real(beta, "beta", min_value=0.0, strict_min=True)
     delta = separation(patterns)[index]  # (B,)
     big_m = patterns.norm(dim=-1).max()

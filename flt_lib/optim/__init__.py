@@ -2,9 +2,11 @@
 
 Modules (import them directly, e.g. ``from flt_lib.optim import gd``):
 
-- ``gd``: test problems (quadratics, Rosenbrock), gradient descent, PL, heavy ball, Nesterov;
+- ``gd``: test problems (quadratics, Rosenbrock), gradient descent, PL, heavy ball,
+  Nesterov;
 - ``adaptive``: AdaGrad, RMSProp and Adam;
-- ``sgd``: minibatch gradients, their variance, step-size schedules and SGD on least squares.
+- ``sgd``: minibatch gradients, their variance, step-size schedules and SGD on least
+  squares.
 """
 
 __all__ = ["adaptive", "gd", "sgd"]

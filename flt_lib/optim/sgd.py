@@ -1,12 +1,13 @@
-"""Stochastic gradient descent on least squares: minibatch noise, step-size schedules, epochs.
+"""Stochastic gradient descent on least squares: minibatch noise, schedules, epochs.
 
-The objective throughout is the average squared loss of Section 2.1,
+The objective throughout is the average squared loss of Section 2.1
+(``flt_lib.feedforward.regression.mse_loss``), with per-example gradients ``g_i``:
 
-    L(w) = (1 / 2n) * sum_i (x_i^T w - y_i)^2,      per-example gradient g_i(w) = x_i (x_i^T w - y_i),
+    L(w) = (1 / 2n) * sum_i (x_i^T w - y_i)^2,   g_i(w) = x_i (x_i^T w - y_i).
 
-(``flt_lib.feedforward.regression.mse_loss``), and a minibatch gradient is the average of
-``g_i`` over a random index set of size ``B``, drawn with or without replacement (Robbins &
-Monro, 1951; Bottou, Curtis & Nocedal, 2018). Full-batch gradient descent on the same loss is
+A minibatch gradient is the average of ``g_i`` over a random index set of size ``B``,
+drawn with or without replacement (Robbins & Monro, 1951; Bottou, Curtis & Nocedal,
+2018). Full-batch gradient descent on the same loss is
 ``flt_lib.feedforward.regression.least_squares_gd``.
 """
 
@@ -16,7 +17,13 @@ from dataclasses import dataclass
 
 import torch
 
-from flt_lib._validate import check_generator, check_int, check_real, check_tensor, check_xy
+from flt_lib._validate import (
+    check_generator,
+    check_int,
+    check_real,
+    check_tensor,
+    check_xy,
+)
 from flt_lib.feedforward.regression import mse_loss
 
 __all__ = [
@@ -35,8 +42,11 @@ def _check_w(w: object, d: int, name: str = "w") -> torch.Tensor:
     return check_tensor(w, name, shape=(d,), floating=True, shape_doc=f"(d,) = ({d},)")
 
 
-def per_example_gradients(X: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    """Per-example gradients ``g_i(w) = x_i (x_i^T w - y_i)`` of the squared loss (eq. ``eq-sgd-ls``).
+def per_example_gradients(
+    X: torch.Tensor, y: torch.Tensor, w: torch.Tensor
+) -> torch.Tensor:
+    """Per-example gradients ``g_i(w) = x_i (x_i^T w - y_i)`` of the squared loss (eq.
+    ``eq-sgd-ls``).
 
     Args:
         X: inputs, shape (n, d).
@@ -54,13 +64,15 @@ def per_example_gradients(X: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> 
 def minibatch_gradient(
     X: torch.Tensor, y: torch.Tensor, w: torch.Tensor, idx: torch.Tensor
 ) -> torch.Tensor:
-    """The minibatch gradient ``g_B(w) = (1/B) sum_{b} g_{I_b}(w)`` (def. ``def-sgd-minibatch``).
+    """The minibatch gradient ``g_B(w) = (1/B) sum_{b} g_{I_b}(w)`` (def.
+    ``def-sgd-minibatch``).
 
     Args:
         X: inputs, shape (n, d).
         y: targets, shape (n,).
         w: weights, shape (d,).
-        idx: the minibatch ``I_1, ..., I_B`` (repeats allowed), integer tensor of shape (B,).
+        idx: the minibatch ``I_1, ..., I_B`` (repeats allowed), integer tensor of shape
+            (B,).
 
     Returns:
         The average of the per-example gradients over the batch, shape (d,).
@@ -69,17 +81,23 @@ def minibatch_gradient(
     w = _check_w(w, X.shape[1])
     check_tensor(idx, "idx", ndim=1, shape_doc="(B,)")
     if idx.is_floating_point() or idx.numel() == 0:
-        raise ValueError(f"idx must be a non-empty integer tensor of indices, got {idx.dtype}")
+        raise ValueError(
+            f"idx must be a non-empty integer tensor of indices, got {idx.dtype}"
+        )
     Xb, yb = X[idx], y[idx]  # (B, d), (B,)
     return Xb.T @ (Xb @ w - yb) / idx.shape[0]
 
 
-def minibatch_variance(G: torch.Tensor, *, batch_size: int, replacement: bool = True) -> float:
-    """Exact ``E||g_B - g||^2`` of the minibatch mean of the rows of ``G`` (eq. ``eq-sgd-variance``).
+def minibatch_variance(
+    G: torch.Tensor, *, batch_size: int, replacement: bool = True
+) -> float:
+    """Exact ``E||g_B - g||^2`` of the minibatch mean of the rows of ``G`` (eq.
+    ``eq-sgd-variance``).
 
-    With ``sigma^2 = (1/n) sum_i ||g_i - g||^2`` (the population variance, ``g`` the mean
-    row): sampling ``B`` rows with replacement gives ``sigma^2 / B``; without replacement it
-    gives ``sigma^2 / B * (n - B) / (n - 1)`` (the finite-population correction).
+    With ``sigma^2 = (1/n) sum_i ||g_i - g||^2`` (the population variance, ``g`` the
+    mean row): sampling ``B`` rows with replacement gives ``sigma^2 / B``; without
+    replacement it gives ``sigma^2 / B * (n - B) / (n - 1)`` (the finite-population
+    correction).
 
     Args:
         G: per-example gradients, shape (n, d), n >= 2.
@@ -93,7 +111,9 @@ def minibatch_variance(G: torch.Tensor, *, batch_size: int, replacement: bool = 
     n = G.shape[0]
     if n < 2:
         raise ValueError(f"G must have at least 2 rows, got {n}")
-    B = check_int(batch_size, "batch_size", min_value=1, max_value=None if replacement else n)
+    B = check_int(
+        batch_size, "batch_size", min_value=1, max_value=None if replacement else n
+    )
     sigma2 = ((G - G.mean(0)) ** 2).sum(1).mean().item()
     if replacement:
         return sigma2 / B
@@ -103,7 +123,8 @@ def minibatch_variance(G: torch.Tensor, *, batch_size: int, replacement: bool = 
 def _draw_batches(
     n: int, B: int, count: int, generator: torch.Generator, replacement: bool
 ) -> torch.Tensor:
-    """``count`` minibatches of ``B`` indices in ``{0, ..., n-1}``, shape (count, B), on the CPU."""
+    """``count`` minibatches of ``B`` indices in ``{0, ..., n-1}``, shape (count, B), on
+    the CPU."""
     if replacement:
         return torch.randint(0, n, (count, B), generator=generator)
     return torch.rand(count, n, generator=generator).argsort(dim=1)[:, :B]
@@ -131,7 +152,9 @@ def sample_minibatch_variance(
     """
     G = check_tensor(G, "G", ndim=2, floating=True, shape_doc="(n, d)")
     n = G.shape[0]
-    B = check_int(batch_size, "batch_size", min_value=1, max_value=None if replacement else n)
+    B = check_int(
+        batch_size, "batch_size", min_value=1, max_value=None if replacement else n
+    )
     n_draws = check_int(n_draws, "n_draws", min_value=1)
     check_generator(generator)
     idx = _draw_batches(n, B, n_draws, generator, replacement).to(G.device)  # (S, B)
@@ -142,8 +165,8 @@ def sample_minibatch_variance(
 def decaying_step_sizes(*, c: float, t0: float, steps: int) -> torch.Tensor:
     """The Robbins-Monro schedule ``eta_t = c / (t + t0)``, ``t = 0, ..., steps - 1``.
 
-    It satisfies ``sum eta_t = infinity`` and ``sum eta_t^2 < infinity`` (Robbins & Monro,
-    1951; thm. ``thm-sgd-robbins-monro``).
+    It satisfies ``sum eta_t = infinity`` and ``sum eta_t^2 < infinity`` (Robbins &
+    Monro, 1951; thm. ``thm-sgd-robbins-monro``).
 
     Args:
         c: numerator, c > 0.
@@ -163,7 +186,8 @@ def decaying_step_sizes(*, c: float, t0: float, steps: int) -> torch.Tensor:
 class SGDRun:
     """What :func:`sgd_least_squares` returns."""
 
-    losses: torch.Tensor  # (T // record_every + 1,) full loss L(w_t) at t = 0, k, 2k, ...; CPU
+    # (T // record_every + 1,) full loss L(w_t) at t = 0, k, 2k, ...; CPU
+    losses: torch.Tensor
     w: torch.Tensor  # (d,) the final weights w_T
 
 
@@ -178,11 +202,13 @@ def sgd_least_squares(
     record_every: int = 1,
     replacement: bool = True,
 ) -> SGDRun:
-    """Minibatch SGD ``w_{t+1} = w_t - eta_t g_{B_t}(w_t)`` on least squares (def. ``def-sgd-minibatch``).
+    """Minibatch SGD ``w_{t+1} = w_t - eta_t g_{B_t}(w_t)`` on least squares (def.
+    ``def-sgd-minibatch``).
 
     Every step draws a fresh minibatch (all ``T`` batches are drawn up front from
     ``generator``) and applies :func:`minibatch_gradient`. With ``batch_size = n`` and
-    ``replacement=False`` every batch is the whole data set, and this is gradient descent.
+    ``replacement=False`` every batch is the whole data set, and this is gradient
+    descent.
 
     Args:
         X: inputs, shape (n, d).
@@ -191,7 +217,8 @@ def sgd_least_squares(
         batch_size: B >= 1 (B <= n without replacement).
         generator: CPU generator for the minibatch indices.
         w0: starting point, shape (d,); default zero.
-        record_every: record the full loss ``L(w_t)`` every this many steps (and at t = 0).
+        record_every: record the full loss ``L(w_t)`` every this many steps (and at t =
+            0).
         replacement: whether each batch is drawn with replacement.
 
     Returns:
@@ -201,7 +228,9 @@ def sgd_least_squares(
     n, d = X.shape
     w = X.new_zeros(d) if w0 is None else _check_w(w0, d, "w0").to(X).clone()
     lrs = check_tensor(lrs, "lrs", ndim=1, shape_doc="(T,)")
-    B = check_int(batch_size, "batch_size", min_value=1, max_value=None if replacement else n)
+    B = check_int(
+        batch_size, "batch_size", min_value=1, max_value=None if replacement else n
+    )
     k = check_int(record_every, "record_every", min_value=1)
     check_generator(generator)
     T = lrs.shape[0]
@@ -214,19 +243,25 @@ def sgd_least_squares(
     return SGDRun(losses=torch.stack(losses).cpu(), w=w)
 
 
-def epochs_to_reach(losses: torch.Tensor, *, target: float, epochs_per_record: float) -> float:
+def epochs_to_reach(
+    losses: torch.Tensor, *, target: float, epochs_per_record: float
+) -> float:
     """First time (in epochs) at which a recorded loss curve is <= target; inf if never.
 
     Args:
-        losses: recorded losses, shape (k,), losses[j] taken after j * epochs_per_record epochs.
+        losses: recorded losses, shape (k,), losses[j] taken after j * epochs_per_record
+            epochs.
         target: the loss level to reach.
-        epochs_per_record: epochs between consecutive records (e.g. record_every * B / n).
+        epochs_per_record: epochs between consecutive records (e.g. record_every * B /
+            n).
 
     Returns:
         The number of epochs, or ``float('inf')``.
     """
     losses = check_tensor(losses, "losses", ndim=1, shape_doc="(k,)")
     target = check_real(target, "target")
-    e = check_real(epochs_per_record, "epochs_per_record", min_value=0.0, strict_min=True)
+    e = check_real(
+        epochs_per_record, "epochs_per_record", min_value=0.0, strict_min=True
+    )
     hit = torch.nonzero(losses <= target)
     return float("inf") if hit.numel() == 0 else float(hit[0, 0].item()) * e

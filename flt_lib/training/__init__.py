@@ -2,10 +2,10 @@
 
 Modules (import them directly, e.g. ``from flt_lib.training import regularisation``):
 
-- ``initialisation``: LeCun, Xavier, He and orthogonal schemes (Gaussian and uniform), and the
-  forward and backward propagation of variance through depth;
-- ``regularisation``: weight decay (ridge, MAP, norm constraint), early stopping, dropout and
-  data augmentation;
+- ``initialisation``: LeCun, Xavier, He and orthogonal schemes (Gaussian and uniform),
+  and the forward and backward propagation of variance through depth;
+- ``regularisation``: weight decay (ridge, MAP, norm constraint), early stopping,
+  dropout and data augmentation;
 - ``normalisation``: batch, layer and weight normalisation, and whitening;
 - ``distillation``: label smoothing with a confusion matrix, and knowledge distillation.
 """

@@ -1,11 +1,11 @@
 """Label smoothing and knowledge distillation for softmax classifiers (Section 3.6).
 
-Label smoothing trains on a soft target instead of the one-hot label ``e_y``: row ``y`` of a
-row-stochastic *confusion matrix* ``Pi`` (``Pi_yk`` = probability of reporting class ``k``
-for an example of class ``y``). Uniform smoothing (Szegedy et al., 2016) is
-``Pi = (1 - eps) I + (eps / K) 1 1^T``. Distillation (Hinton, Vinyals & Dean, 2015) trains a
-student on the teacher's tempered probabilities ``q_T = softmax(v / T)``, with the student's
-``p_T = softmax(z / T)``. The training loop itself is softmax regression,
+Label smoothing trains on a soft target instead of the one-hot label ``e_y``: row ``y``
+of a row-stochastic *confusion matrix* ``Pi`` (``Pi_yk`` = probability of reporting
+class ``k`` for an example of class ``y``). Uniform smoothing (Szegedy et al., 2016) is
+``Pi = (1 - eps) I + (eps / K) 1 1^T``. Distillation (Hinton, Vinyals & Dean, 2015)
+trains a student on the teacher's tempered probabilities ``q_T = softmax(v / T)``, with
+the student's ``p_T = softmax(z / T)``. The training loop itself is softmax regression,
 ``flt_lib.feedforward.regression.softmax_regression_gd``.
 """
 
@@ -40,7 +40,8 @@ def tempered_softmax(logits: torch.Tensor, *, temperature: float = 1.0) -> torch
 
 
 def uniform_smoothing(n_classes: int, eps: float) -> torch.Tensor:
-    """The confusion matrix ``Pi = (1 - eps) I + (eps / K) 1 1^T`` of uniform label smoothing.
+    """The confusion matrix ``Pi = (1 - eps) I + (eps / K) 1 1^T`` of uniform label
+    smoothing.
 
     Args:
         n_classes: ``K >= 2``.
@@ -64,15 +65,19 @@ def smooth_labels(y: torch.Tensor, confusion: torch.Tensor) -> torch.Tensor:
         y: class indices in [0, K), shape (n,).
         confusion: row-stochastic ``Pi``, shape (K, K), entries >= 0, rows summing to 1.
 
-    Returns:
-        Target distributions, shape (n, K), in the dtype of ``confusion``, on ``y``'s device.
+    Returns: Target distributions, shape (n, K), in the dtype of ``confusion``, on
+        ``y``'s device.
     """
     y = check_tensor(y, "y", ndim=1, shape_doc="(n,)")
     Pi = check_tensor(confusion, "confusion", ndim=2, floating=True, shape_doc="(K, K)")
     K = Pi.shape[0]
     if Pi.shape[1] != K:
-        raise ValueError(f"confusion must be square (K, K), got shape {tuple(Pi.shape)}")
-    if (Pi < 0).any() or not torch.allclose(Pi.sum(1), torch.ones_like(Pi[:, 0]), atol=1e-9):
+        raise ValueError(
+            f"confusion must be square (K, K), got shape {tuple(Pi.shape)}"
+        )
+    if (Pi < 0).any() or not torch.allclose(
+        Pi.sum(1), torch.ones_like(Pi[:, 0]), atol=1e-9
+    ):
         raise ValueError("confusion must have entries >= 0 and rows summing to 1")
     if y.is_floating_point():
         raise TypeError(f"y must hold integer class indices, got dtype {y.dtype}")
@@ -102,7 +107,9 @@ def soft_cross_entropy(
         Losses, shape (n,).
     """
     logits = check_tensor(logits, "logits", ndim=2, floating=True, shape_doc="(n, K)")
-    check_tensor(targets, "targets", shape=tuple(logits.shape), shape_doc="(n, K) like logits")
+    check_tensor(
+        targets, "targets", shape=tuple(logits.shape), shape_doc="(n, K) like logits"
+    )
     T = check_real(temperature, "temperature", min_value=0.0, strict_min=True)
     return -(targets * torch.log_softmax(logits / T, dim=1)).sum(1)
 
@@ -110,7 +117,8 @@ def soft_cross_entropy(
 def distillation_gradient(
     student_logits: torch.Tensor, teacher_logits: torch.Tensor, *, temperature: float
 ) -> torch.Tensor:
-    """Closed-form gradient ``(p_T - q_T) / T`` of ``H(q_T, p_T)`` in the student's logits.
+    """Closed-form gradient ``(p_T - q_T) / T`` of ``H(q_T, p_T)`` in the student's
+    logits.
 
     Theorem ``thm-distil-gradient`` (eq. ``eq-distil-gradient``).
 
@@ -119,12 +127,17 @@ def distillation_gradient(
         teacher_logits: v, shape (n, K).
         temperature: T > 0.
 
-    Returns:
-        The gradient of each example's loss with respect to its own logits, shape (n, K).
+    Returns: The gradient of each example's loss with respect to its own logits, shape
+        (n, K).
     """
-    z = check_tensor(student_logits, "student_logits", ndim=2, floating=True, shape_doc="(n, K)")
+    z = check_tensor(
+        student_logits, "student_logits", ndim=2, floating=True, shape_doc="(n, K)"
+    )
     v = check_tensor(
-        teacher_logits, "teacher_logits", shape=tuple(z.shape), shape_doc="(n, K) like student_logits"
+        teacher_logits,
+        "teacher_logits",
+        shape=tuple(z.shape),
+        shape_doc="(n, K) like student_logits",
     )
     T = check_real(temperature, "temperature", min_value=0.0, strict_min=True)
     return (tempered_softmax(z, temperature=T) - tempered_softmax(v, temperature=T)) / T

@@ -1,17 +1,18 @@
-"""Weight initialisation and the propagation of variance through depth, forwards and backwards.
+"""Weight initialisation and the propagation of variance through depth, forwards and
+backwards.
 
-Schemes for a weight matrix ``W`` of shape (fan_out, fan_in), with i.i.d. entries of variance
-``sigma^2`` (eq. ``eq-init-schemes``):
+Schemes for a weight matrix ``W`` of shape (fan_out, fan_in), with i.i.d. entries of
+variance ``sigma^2`` (eq. ``eq-init-schemes``):
 
 - ``naive``:      ``sigma^2 = 1``;
 - ``lecun``:      ``sigma^2 = 1 / fan_in``                  (LeCun et al., 1998);
 - ``xavier``:     ``sigma^2 = 2 / (fan_in + fan_out)``      (Glorot & Bengio, 2010);
 - ``he``:         ``sigma^2 = 2 / fan_in``                  (He et al., 2015);
-- ``orthogonal``: ``W = gain * Q`` with ``Q`` Haar-random with orthonormal rows or columns
-  (Saxe, McClelland & Ganguli, 2014).
+- ``orthogonal``: ``W = gain * Q`` with ``Q`` Haar-random with orthonormal rows or
+  columns (Saxe, McClelland & Ganguli, 2014).
 
-Each variance scheme comes as a Gaussian ``N(0, sigma^2)`` or a uniform
-``U[-sqrt(3) sigma, sqrt(3) sigma]`` law, which has the same variance (eq. ``eq-init-uniform``).
+Each variance scheme comes as a Gaussian ``N(0, sigma^2)`` or a uniform ``U[-sqrt(3)
+sigma, sqrt(3) sigma]`` law, which has the same variance (eq. ``eq-init-uniform``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ from dataclasses import dataclass
 
 import torch
 
-from flt_lib._validate import check_choice, check_generator, check_int, check_real, check_tensor
+from flt_lib._validate import (
+    check_choice,
+    check_generator,
+    check_int,
+    check_real,
+    check_tensor,
+)
 from flt_lib.rng import random_orthogonal
 
 __all__ = [
@@ -43,15 +50,16 @@ DISTRIBUTIONS: tuple[str, ...] = ("normal", "uniform")
 
 
 def init_std(scheme: str, fan_in: int, fan_out: int) -> float:
-    """Standard deviation ``sigma`` of the i.i.d. entries for a variance scheme (eq-init-schemes).
+    """Standard deviation ``sigma`` of the i.i.d. entries for a variance scheme
+    (eq-init-schemes).
 
     Args:
         scheme: one of ``naive``, ``lecun``, ``xavier``, ``he``.
         fan_in: number of inputs of the layer.
         fan_out: number of outputs of the layer.
 
-    Returns:
-        ``sigma = 1``, ``sqrt(1/fan_in)``, ``sqrt(2/(fan_in+fan_out))`` or ``sqrt(2/fan_in)``.
+    Returns: ``sigma = 1``, ``sqrt(1/fan_in)``, ``sqrt(2/(fan_in+fan_out))`` or
+        ``sqrt(2/fan_in)``.
     """
     check_choice(scheme, "scheme", SCHEMES[:4])
     fan_in = check_int(fan_in, "fan_in", min_value=1)
@@ -65,10 +73,12 @@ def init_std(scheme: str, fan_in: int, fan_out: int) -> float:
 
 
 def uniform_bound(scheme: str, fan_in: int, fan_out: int) -> float:
-    """Half-width ``a = sqrt(3) sigma`` of the uniform law ``U[-a, a]`` with variance ``sigma^2``.
+    """Half-width ``a = sqrt(3) sigma`` of the uniform law ``U[-a, a]`` with variance
+    ``sigma^2``.
 
-    ``U[-a, a]`` has variance ``a^2 / 3`` (eq. ``eq-init-uniform``); e.g. Xavier's uniform
-    law has ``a = sqrt(6 / (fan_in + fan_out))`` and He's ``a = sqrt(6 / fan_in)``.
+    ``U[-a, a]`` has variance ``a^2 / 3`` (eq. ``eq-init-uniform``); e.g. Xavier's
+    uniform law has ``a = sqrt(6 / (fan_in + fan_out))`` and He's ``a = sqrt(6 /
+    fan_in)``.
 
     Args:
         scheme: one of ``naive``, ``lecun``, ``xavier``, ``he``.
@@ -98,7 +108,8 @@ def init_weight(
         fan_out: number of outputs (rows).
         fan_in: number of inputs (columns).
         generator: CPU generator.
-        gain: multiplier for the orthogonal scheme (sqrt(2) suits ReLU); must be 1 otherwise.
+        gain: multiplier for the orthogonal scheme (sqrt(2) suits ReLU); must be 1
+            otherwise.
         distribution: ``normal`` (``N(0, sigma^2)``) or ``uniform`` (``U[-a, a]``,
             ``a = sqrt(3) sigma``); ignored for the orthogonal scheme.
         dtype: floating dtype.
@@ -111,14 +122,19 @@ def init_weight(
     gain = check_real(gain, "gain", min_value=0.0, strict_min=True)
     check_generator(generator)
     if scheme == "orthogonal":
-        return gain * random_orthogonal(fan_out, fan_in, generator=generator, dtype=dtype)
+        return gain * random_orthogonal(
+            fan_out, fan_in, generator=generator, dtype=dtype
+        )
     if gain != 1.0:
         raise ValueError(
-            f"gain must be 1.0 for scheme {scheme!r} (it is built into the scheme), got {gain}"
+            f"gain must be 1.0 for scheme {scheme!r} (it is built into the scheme), "
+            f"got {gain}"
         )
     if distribution == "uniform":
         a = uniform_bound(scheme, fan_in, fan_out)
-        return a * (2 * torch.rand(fan_out, fan_in, generator=generator, dtype=dtype) - 1)
+        return a * (
+            2 * torch.rand(fan_out, fan_in, generator=generator, dtype=dtype) - 1
+        )
     std = init_std(scheme, fan_in, fan_out)
     return std * torch.randn(fan_out, fan_in, generator=generator, dtype=dtype)
 
@@ -143,7 +159,8 @@ def _act_grad(z: torch.Tensor, activation: str) -> torch.Tensor:
 class VarianceProfile:
     """What :func:`propagate_variances` returns: one entry per layer l = 1, ..., L."""
 
-    forward: torch.Tensor  # (L,) q_l = E[(z_j^(l))^2], pre-activation variance (float64, CPU)
+    # (L,) q_l = E[(z_j^(l))^2], pre-activation variance (float64, CPU)
+    forward: torch.Tensor
     backward: torch.Tensor  # (L,) r_l = E[(delta_j^(l))^2], variance of dloss/dz^(l)
 
 
@@ -158,20 +175,23 @@ def propagate_variances(
     gain: float = 1.0,
     distribution: str = "normal",
 ) -> VarianceProfile:
-    """Forward and backward variances, layer by layer, of random deep MLPs without biases.
+    """Forward and backward variances, layer by layer, of random deep MLPs without
+    biases.
 
-    Each of ``n_nets`` independent networks maps ``h^(0) = x`` through
-    ``z^(l) = W^(l) h^(l-1)``, ``h^(l) = phi(z^(l))``, with ``W^(l)`` of shape
-    ``(widths[l-1], fan_in)`` drawn by :func:`init_weight`. The backward pass starts from an
-    output error ``delta^(L) ~ N(0, I)`` and applies ``delta^(l-1) = phi'(z^(l-1)) *
-    (W^(l)^T delta^(l))`` (eq. ``eq-bp-delta``). The variance of layer l is the mean square
-    over the networks, examples and units (everything has mean zero by the symmetry of the
-    weights), so averaging over networks estimates the expectation over initialisations that
-    the variance arguments control (eq. ``eq-init-forward``, eq. ``eq-init-backward``).
+    Each of ``n_nets`` independent networks maps ``h^(0) = x`` through ``z^(l) = W^(l)
+    h^(l-1)``, ``h^(l) = phi(z^(l))``, with ``W^(l)`` of shape ``(widths[l-1], fan_in)``
+    drawn by :func:`init_weight`. The backward pass starts from an output error
+    ``delta^(L) ~ N(0, I)`` and applies ``delta^(l-1) = phi'(z^(l-1)) * (W^(l)^T
+    delta^(l))`` (eq. ``eq-bp-delta``). The variance of layer l is the mean square over
+    the networks, examples and units (everything has mean zero by the symmetry of the
+    weights), so averaging over networks estimates the expectation over initialisations
+    that the variance arguments control (eq. ``eq-init-forward``, eq.
+    ``eq-init-backward``).
 
     Args:
         x: inputs, shape (n, d), on any device.
-        widths: output widths ``[m_1, ..., m_L]`` of the L layers (rectangular layers allowed).
+        widths: output widths ``[m_1, ..., m_L]`` of the L layers (rectangular layers
+            allowed).
         scheme: initialisation scheme (see :data:`SCHEMES`).
         activation: ``linear``, ``tanh`` or ``relu``.
         generator: CPU generator for the weights and the output errors.
@@ -190,13 +210,21 @@ def propagate_variances(
     check_choice(activation, "activation", ACTIVATIONS)
     fans = [x.shape[1], *widths]  # fan_in of layer l is fans[l - 1]
     Ws = [
-        torch.stack([
-            init_weight(
-                scheme, fans[l + 1], fans[l], generator=generator, gain=gain,
-                distribution=distribution, dtype=x.dtype,
-            )
-            for _ in range(R)
-        ]).to(x.device)  # (R, m_l, m_{l-1})
+        torch.stack(
+            [
+                init_weight(
+                    scheme,
+                    fans[l + 1],
+                    fans[l],
+                    generator=generator,
+                    gain=gain,
+                    distribution=distribution,
+                    dtype=x.dtype,
+                )
+                for _ in range(R)
+            ]
+        # (R, m_l, m_{l-1})
+        ).to(x.device)
         for l in range(len(widths))
     ]
     h, zs, forward = x.expand(R, *x.shape), [], []  # h: (R, n, d)
@@ -219,7 +247,8 @@ def propagate_variances(
 def product_singular_values(
     depth: int, width: int, *, scheme: str, generator: torch.Generator
 ) -> torch.Tensor:
-    """Singular values of the end-to-end matrix ``W^(L) ... W^(1)`` of a deep linear network.
+    """Singular values of the end-to-end matrix ``W^(L) ... W^(1)`` of a deep linear
+    network.
 
     Args:
         depth: number of layers L.

@@ -1,10 +1,11 @@
 """Multilayer perceptrons (Sections 2.2 and 2.3), one module per topic.
 
-- ``network``: the list-of-layers format ``Params``, initialisation, the forward pass and
-  full-batch Adam training;
-- ``symmetries``: hidden-unit permutations and sign flips, their count, and straight paths
-  between parameter vectors;
-- ``residual``: deep linear networks, residual layers and networks, DenseNet-style blocks.
+- ``network``: the list-of-layers format ``Params``, initialisation, the forward pass
+  and full-batch Adam training;
+- ``symmetries``: hidden-unit permutations and sign flips, their count, and straight
+  paths between parameter vectors;
+- ``residual``: deep linear networks, residual layers and networks, DenseNet-style
+  blocks.
 
 Every public name is re-exported here, so ``from flt_lib.feedforward import mlp`` then
 ``mlp.init_mlp`` works.
@@ -24,7 +25,12 @@ from flt_lib.feedforward.mlp.network import (
     mlp_forward,
     train_regressor,
 )
-from flt_lib.feedforward.mlp.residual import DeepMLP, compose_linear, dense_forward, residual_layer
+from flt_lib.feedforward.mlp.residual import (
+    DeepMLP,
+    compose_linear,
+    dense_forward,
+    residual_layer,
+)
 from flt_lib.feedforward.mlp.symmetries import (
     count_symmetries,
     flip_signs,

@@ -1,10 +1,11 @@
-"""Multilayer perceptrons stored as lists of layers, and training them by full-batch Adam.
+"""Multilayer perceptrons stored as lists of layers, and training them by full-batch
+Adam.
 
-Section 2.2 of the book. A network is stored *functionally* as a list of layers
-``[(W_1, b_1), ..., (W_L, b_L)]`` with ``W_l`` of shape ``(m_l, m_{l-1})`` and ``b_l`` of
-shape ``(m_l,)``; inputs are rows, so a layer maps ``h -> phi(h W^T + b)``. The last layer is
-affine (no activation). This makes symmetries of the parameters easy to write down and to
-test (``symmetries``), and it is the format that backpropagation by hand uses
+Section 2.2 of the book. A network is stored *functionally* as a list of layers ``[(W_1,
+b_1), ..., (W_L, b_L)]`` with ``W_l`` of shape ``(m_l, m_{l-1})`` and ``b_l`` of shape
+``(m_l,)``; inputs are rows, so a layer maps ``h -> phi(h W^T + b)``. The last layer is
+affine (no activation). This makes symmetries of the parameters easy to write down and
+to test (``symmetries``), and it is the format that backpropagation by hand uses
 (:mod:`flt_lib.autodiff`).
 """
 
@@ -17,7 +18,13 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from flt_lib._validate import check_choice, check_generator, check_int, check_real, check_tensor
+from flt_lib._validate import (
+    check_choice,
+    check_generator,
+    check_int,
+    check_real,
+    check_tensor,
+)
 
 __all__ = [
     "ACTIVATIONS",
@@ -47,38 +54,50 @@ ODD_ACTIVATIONS = ("tanh", "identity")
 
 
 def activation_fn(name: str) -> Callable[[torch.Tensor], torch.Tensor]:
-    """Return the activation function called ``name`` (tanh, relu, sigmoid or identity)."""
+    """Return the activation function called ``name`` (tanh, relu, sigmoid or
+    identity)."""
     check_choice(name, "activation", list(ACTIVATIONS))
     return ACTIVATIONS[name]
 
 
 def check_params(params: object) -> Params:
-    """Check that ``params`` is a non-empty list of layers ``(W_l, b_l)`` that fit together.
+    """Check that ``params`` is a non-empty list of layers ``(W_l, b_l)`` that fit
+    together.
 
     Args:
-        params: the candidate list; ``W_l`` of shape (m_l, m_{l-1}), ``b_l`` of shape (m_l,).
+        params: the candidate list; ``W_l`` of shape (m_l, m_{l-1}), ``b_l`` of shape
+            (m_l,).
 
     Returns:
         ``params`` as a list.
     """
     if not isinstance(params, (list, tuple)) or len(params) == 0:
         raise TypeError(
-            f"params must be a non-empty list of (W, b) pairs, got {type(params).__name__}"
+            "params must be a non-empty list of (W, b) pairs, got "
+            f"{type(params).__name__}"
         )
     prev = None
     for i, layer in enumerate(params):
         if not isinstance(layer, (list, tuple)) or len(layer) != 2:
             raise TypeError(f"params[{i}] must be a pair (W, b)")
         W = check_tensor(
-            layer[0], f"params[{i}][0] (W)", ndim=2, floating=True, shape_doc="(m_out, m_in)"
+            layer[0],
+            f"params[{i}][0] (W)",
+            ndim=2,
+            floating=True,
+            shape_doc="(m_out, m_in)",
         )
         check_tensor(
-            layer[1], f"params[{i}][1] (b)", shape=(W.shape[0],), floating=True,
+            layer[1],
+            f"params[{i}][1] (b)",
+            shape=(W.shape[0],),
+            floating=True,
             shape_doc="(m_out,)",
         )
         if prev is not None and W.shape[1] != prev:
             raise ValueError(
-                f"params[{i}] (W) must have {prev} columns to follow the previous layer, "
+                f"params[{i}] (W) must have {prev} columns to follow the previous "
+                "layer, "
                 f"got {W.shape[1]}"
             )
         prev = W.shape[0]
@@ -95,7 +114,8 @@ def init_mlp(
     """Gaussian initialisation ``W_ij ~ N(0, gain^2 / fan_in)``, ``b = 0``.
 
     Args:
-        sizes: layer widths ``[d, m_1, ..., m_{L-1}, d_out]``, at least two entries, each >= 1.
+        sizes: layer widths ``[d, m_1, ..., m_{L-1}, d_out]``, at least two entries,
+            each >= 1.
         generator: a CPU ``torch.Generator``.
         gain: standard-deviation multiplier (> 0); 1 is LeCun's scaling.
         dtype: floating dtype of the parameters.
@@ -113,7 +133,9 @@ def init_mlp(
     sizes = [check_int(s, "sizes[i]", min_value=1) for s in sizes]
     params = []
     for m_in, m_out in zip(sizes[:-1], sizes[1:]):
-        W = torch.randn(m_out, m_in, generator=generator, dtype=dtype) * (gain / math.sqrt(m_in))
+        W = torch.randn(m_out, m_in, generator=generator, dtype=dtype) * (
+            gain / math.sqrt(m_in)
+        )
         params.append((W, torch.zeros(m_out, dtype=dtype)))
     return params
 
@@ -123,7 +145,8 @@ def hidden_activations(
 ) -> list[torch.Tensor]:
     """All layer outputs ``[h^(1), ..., h^(L)]`` of the MLP (eq. ``eq-ff-mlp``).
 
-    ``h^(l) = phi(h^(l-1) W_l^T + b_l)`` for ``l < L`` and ``h^(L) = h^(L-1) W_L^T + b_L``.
+    ``h^(l) = phi(h^(l-1) W_l^T + b_l)`` for ``l < L`` and ``h^(L) = h^(L-1) W_L^T +
+    b_L``.
 
     Args:
         params: list of ``(W_l, b_l)``, see :func:`init_mlp`.
@@ -137,7 +160,9 @@ def hidden_activations(
     phi = activation_fn(activation)
     x = check_tensor(x, "x", ndim=2, floating=True, shape_doc="(n, d)")
     if x.shape[1] != params[0][0].shape[1]:
-        raise ValueError(f"x must have {params[0][0].shape[1]} columns (d), got {x.shape[1]}")
+        raise ValueError(
+            f"x must have {params[0][0].shape[1]} columns (d), got {x.shape[1]}"
+        )
     hs, h = [], x
     for i, (W, b) in enumerate(params):
         z = h @ W.T + b  # (n, m_l)
@@ -146,8 +171,11 @@ def hidden_activations(
     return hs
 
 
-def mlp_forward(params: Params, x: torch.Tensor, *, activation: str = "tanh") -> torch.Tensor:
-    """The network's output ``f_theta(x)``: the last entry of :func:`hidden_activations`.
+def mlp_forward(
+    params: Params, x: torch.Tensor, *, activation: str = "tanh"
+) -> torch.Tensor:
+    """The network's output ``f_theta(x)``: the last entry of
+    :func:`hidden_activations`.
 
     Args:
         params: list of ``(W_l, b_l)``.
@@ -168,7 +196,8 @@ def _adam_mse(
     lr: float,
     steps: int,
 ) -> torch.Tensor:
-    """Full-batch Adam on ``0.5 * mean((predict() - y)^2)``; return the loss before each step."""
+    """Full-batch Adam on ``0.5 * mean((predict() - y)^2)``; return the loss before each
+    step."""
     opt = torch.optim.Adam(list(parameters), lr=lr)
     losses = torch.empty(steps)
     for t in range(steps):
@@ -197,7 +226,8 @@ def fit_mlp(
     lr: float,
     steps: int,
 ) -> MLPFit:
-    """Minimise the halved mean squared error of :func:`mlp_forward` with full-batch Adam.
+    """Minimise the halved mean squared error of :func:`mlp_forward` with full-batch
+    Adam.
 
     Args:
         params: initial parameters (not modified).
@@ -213,7 +243,10 @@ def fit_mlp(
     params = check_params(params)
     X = check_tensor(X, "X", ndim=2, floating=True, shape_doc="(n, d)")
     y = check_tensor(
-        y, "y", shape=(X.shape[0], params[-1][0].shape[0]), floating=True,
+        y,
+        "y",
+        shape=(X.shape[0], params[-1][0].shape[0]),
+        floating=True,
         shape_doc="(n, d_out)",
     )
     activation_fn(activation)
@@ -222,7 +255,11 @@ def fit_mlp(
     flat = [p.detach().clone().requires_grad_(True) for layer in params for p in layer]
     layers = list(zip(flat[0::2], flat[1::2]))
     losses = _adam_mse(
-        flat, lambda: mlp_forward(layers, X, activation=activation), y, lr=lr, steps=steps
+        flat,
+        lambda: mlp_forward(layers, X, activation=activation),
+        y,
+        lr=lr,
+        steps=steps,
     )
     return MLPFit(params=[(W.detach(), b.detach()) for W, b in layers], losses=losses)
 
@@ -255,4 +292,6 @@ def train_regressor(
     y = check_tensor(y, "y", ndim=2, floating=True, shape_doc="(n, d_out)")
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     steps = check_int(steps, "steps", min_value=1)
-    return RegressorFit(losses=_adam_mse(model.parameters(), lambda: model(X), y, lr=lr, steps=steps))
+    return RegressorFit(
+        losses=_adam_mse(model.parameters(), lambda: model(X), y, lr=lr, steps=steps)
+    )

@@ -25,11 +25,17 @@ def compose_linear(weights: Sequence[torch.Tensor]) -> torch.Tensor:
     """
     if not isinstance(weights, (list, tuple)) or not weights:
         raise TypeError("weights must be a non-empty list of 2-D tensors")
-    out = check_tensor(weights[0], "weights[0]", ndim=2, floating=True, shape_doc="(m_1, m_0)")
+    out = check_tensor(
+        weights[0], "weights[0]", ndim=2, floating=True, shape_doc="(m_1, m_0)"
+    )
     for i, W in enumerate(weights[1:], start=1):
-        W = check_tensor(W, f"weights[{i}]", ndim=2, floating=True, shape_doc="(m_l, m_{l-1})")
+        W = check_tensor(
+            W, f"weights[{i}]", ndim=2, floating=True, shape_doc="(m_l, m_{l-1})"
+        )
         if W.shape[1] != out.shape[0]:
-            raise ValueError(f"weights[{i}] must have {out.shape[0]} columns, got {W.shape[1]}")
+            raise ValueError(
+                f"weights[{i}] must have {out.shape[0]} columns, got {W.shape[1]}"
+            )
         out = W @ out
     return out
 
@@ -44,8 +50,9 @@ def residual_layer(
 ) -> torch.Tensor:
     """Residual layer ``F(x) = V x + phi(W x + b) - phi(0)`` (``V = I`` when omitted).
 
-    With ``W = 0, b = 0`` it is exactly the shortcut ``x -> V x`` (book eq. ``eq-ff-residual``;
-    He et al. 2016). A projection ``V`` lets the output width differ from the input width.
+    With ``W = 0, b = 0`` it is exactly the shortcut ``x -> V x`` (book eq.
+    ``eq-ff-residual``; He et al. 2016). A projection ``V`` lets the output width differ
+    from the input width.
 
     Args:
         x: inputs, shape (n, m_in).
@@ -66,22 +73,28 @@ def residual_layer(
     if V is None:
         if W.shape[0] != W.shape[1]:
             raise ValueError(
-                f"V (a projection) is required when widths differ: W has shape {tuple(W.shape)}"
+                "V (a projection) is required when widths differ: W has shape "
+                f"{tuple(W.shape)}"
             )
         skip = x
     else:
-        V = check_tensor(V, "V", shape=tuple(W.shape), floating=True, shape_doc="(m_out, m_in)")
+        V = check_tensor(
+            V, "V", shape=tuple(W.shape), floating=True, shape_doc="(m_out, m_in)"
+        )
         skip = x @ V.T  # (n, m_out)
-    return skip + (phi(x @ W.T + b) - phi(torch.zeros((), dtype=x.dtype, device=x.device)))
+    return skip + (
+        phi(x @ W.T + b) - phi(torch.zeros((), dtype=x.dtype, device=x.device))
+    )
 
 
 class DeepMLP(nn.Module):
     """A deep MLP ``d -> m -> ... -> m -> d_out`` with optional identity shortcuts.
 
-    Plain block: ``h <- phi(W h + b)``. Residual block: ``h <- h + phi(W h + b) - phi(0)``.
-    Both variants have the same parameters, so one set of weights can be loaded into both.
-    Weights and biases are drawn like PyTorch's default ``nn.Linear`` initialisation,
-    ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``, but from the given generator.
+    Plain block: ``h <- phi(W h + b)``. Residual block: ``h <- h + phi(W h + b) -
+    phi(0)``. Both variants have the same parameters, so one set of weights can be
+    loaded into both. Weights and biases are drawn like PyTorch's default ``nn.Linear``
+    initialisation, ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``, but from the given
+    generator.
     """
 
     def __init__(
@@ -109,8 +122,13 @@ class DeepMLP(nn.Module):
         with torch.no_grad():
             for lin in [self.inp, *self.blocks, self.out]:
                 bound = 1.0 / math.sqrt(lin.in_features)
-                lin.weight.copy_(torch.rand(lin.weight.shape, generator=generator) * 2 * bound - bound)
-                lin.bias.copy_(torch.rand(lin.bias.shape, generator=generator) * 2 * bound - bound)
+                lin.weight.copy_(
+                    torch.rand(lin.weight.shape, generator=generator) * 2 * bound
+                    - bound
+                )
+                lin.bias.copy_(
+                    torch.rand(lin.bias.shape, generator=generator) * 2 * bound - bound
+                )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Map inputs of shape (n, d) to outputs of shape (n, d_out)."""
@@ -126,11 +144,12 @@ class DeepMLP(nn.Module):
 def dense_forward(
     params: Params, x: torch.Tensor, *, activation: str = "relu"
 ) -> torch.Tensor:
-    """A DenseNet-style stack: layer ``l`` sees the concatenation ``[x, h_1, ..., h_{l-1}]``.
+    """A DenseNet-style stack: layer ``l`` sees the concatenation ``[x, h_1, ...,
+    h_{l-1}]``.
 
-    Each ``W_l`` has shape ``(k, d + (l - 1) k)`` for a growth rate ``k``; the output is the
-    concatenation of the input and all layer outputs (Huang et al. 2017, with dense layers in
-    place of convolutions).
+    Each ``W_l`` has shape ``(k, d + (l - 1) k)`` for a growth rate ``k``; the output is
+    the concatenation of the input and all layer outputs (Huang et al. 2017, with dense
+    layers in place of convolutions).
 
     Args:
         params: list of ``(W_l, b_l)`` with the shapes above.
@@ -147,10 +166,13 @@ def dense_forward(
     feats = [x]
     for i, (W, b) in enumerate(params):
         cat = torch.cat(feats, dim=1)  # (n, d + i k)
-        W = check_tensor(W, f"params[{i}][0] (W)", ndim=2, floating=True, shape_doc="(k, d + i k)")
+        W = check_tensor(
+            W, f"params[{i}][0] (W)", ndim=2, floating=True, shape_doc="(k, d + i k)"
+        )
         if W.shape[1] != cat.shape[1]:
             raise ValueError(
-                f"params[{i}][0] (W) must have {cat.shape[1]} columns (all earlier features), got {W.shape[1]}"
+                f"params[{i}][0] (W) must have {cat.shape[1]} columns (all earlier "
+                f"features), got {W.shape[1]}"
             )
         feats.append(phi(cat @ W.T + b))  # (n, k)
     return torch.cat(feats, dim=1)

@@ -1,4 +1,5 @@
-"""Symmetries of hidden units: permutations, sign flips, their count, and straight paths.
+"""Symmetries of hidden units: permutations, sign flips, their count, and straight
+paths.
 
 Section 2.2 of the book. Networks are lists of layers ``(W_l, b_l)`` (see ``network``).
 """
@@ -27,11 +28,12 @@ def _check_hidden_layer(params: Params, layer: int) -> int:
 
 
 def permute_hidden(params: Params, layer: int, perm: torch.Tensor) -> Params:
-    """Reorder the units of hidden layer ``layer`` (0-based) and compensate in the next layer.
+    """Reorder the units of hidden layer ``layer`` (0-based) and compensate in the next
+    layer.
 
     Rows of ``W_layer`` and entries of ``b_layer`` are permuted by ``pi``; columns of
-    ``W_{layer+1}`` are permuted by the same ``pi``, so the network computes the same function
-    (book theorem ``thm-ff-permutation``).
+    ``W_{layer+1}`` are permuted by the same ``pi``, so the network computes the same
+    function (book theorem ``thm-ff-permutation``).
 
     Args:
         params: list of ``(W_l, b_l)``.
@@ -45,8 +47,12 @@ def permute_hidden(params: Params, layer: int, perm: torch.Tensor) -> Params:
     layer = _check_hidden_layer(params, layer)
     m = params[layer][0].shape[0]
     perm = check_tensor(perm, "perm", shape=(m,), shape_doc=f"(m,) with m={m}")
-    if perm.is_floating_point() or not torch.equal(torch.sort(perm.cpu()).values, torch.arange(m)):
-        raise ValueError(f"perm must be a permutation of 0..{m - 1}, got {perm.tolist()}")
+    if perm.is_floating_point() or not torch.equal(
+        torch.sort(perm.cpu()).values, torch.arange(m)
+    ):
+        raise ValueError(
+            f"perm must be a permutation of 0..{m - 1}, got {perm.tolist()}"
+        )
     perm = perm.to(params[layer][0].device)
     out = list(params)
     W, b = params[layer]
@@ -57,7 +63,8 @@ def permute_hidden(params: Params, layer: int, perm: torch.Tensor) -> Params:
 
 
 def flip_signs(params: Params, layer: int, signs: torch.Tensor) -> Params:
-    """Multiply incoming and outgoing weights of hidden units by ``s_j`` in ``{-1, +1}``.
+    """Multiply incoming and outgoing weights of hidden units by ``s_j`` in ``{-1,
+    +1}``.
 
     For an odd activation, ``phi(-z) = -phi(z)``, so this leaves the function unchanged
     (book theorem ``thm-ff-sign-flip``); for ReLU or sigmoid it does not.
@@ -85,13 +92,17 @@ def flip_signs(params: Params, layer: int, signs: torch.Tensor) -> Params:
     return out
 
 
-def random_symmetry(params: Params, *, generator: torch.Generator, with_signs: bool = False) -> Params:
-    """Apply a random permutation (and optionally random sign flips) to every hidden layer.
+def random_symmetry(
+    params: Params, *, generator: torch.Generator, with_signs: bool = False
+) -> Params:
+    """Apply a random permutation (and optionally random sign flips) to every hidden
+    layer.
 
     Args:
         params: list of ``(W_l, b_l)``.
         generator: a CPU ``torch.Generator``.
-        with_signs: also flip signs (use only with an odd activation to keep the function).
+        with_signs: also flip signs (use only with an odd activation to keep the
+            function).
 
     Returns:
         Equivalent parameters.
@@ -110,9 +121,9 @@ def random_symmetry(params: Params, *, generator: torch.Generator, with_signs: b
 def count_symmetries(widths: Sequence[int], *, odd: bool) -> int:
     """Number of parameter vectors related by hidden-unit permutations (and sign flips).
 
-    Equals ``prod_l m_l!`` (times ``2^{m_l}`` per layer when the activation is odd); it counts
-    distinct vectors when the units of each layer have distinct, non-zero weights (book eq.
-    ``eq-ff-symmetry-count``; Chen, Lu and Hecht-Nielsen 1993).
+    Equals ``prod_l m_l!`` (times ``2^{m_l}`` per layer when the activation is odd); it
+    counts distinct vectors when the units of each layer have distinct, non-zero weights
+    (book eq. ``eq-ff-symmetry-count``; Chen, Lu and Hecht-Nielsen 1993).
 
     Args:
         widths: hidden widths ``[m_1, ..., m_{L-1}]``, each >= 1.

@@ -1,15 +1,17 @@
 """Regression models of Section 2.1, one module per model.
 
-- ``least_squares``: the halved mean squared error, the normal equations, and the book's one
-  gradient-descent loop on least squares (with optional weight decay and norm constraint);
-- ``logistic``: the logistic loss, its gradient, and gradient descent on it (with optional
-  weight decay, bias and data augmentation);
-- ``softmax``: stable log-sum-exp, softmax and cross-entropy, and softmax regression on soft
-  targets (with a temperature, for distillation);
+- ``least_squares``: the halved mean squared error, the normal equations, and the book's
+  one gradient-descent loop on least squares (with optional weight decay and norm
+  constraint);
+- ``logistic``: the logistic loss, its gradient, and gradient descent on it (with
+  optional weight decay, bias and data augmentation);
+- ``softmax``: stable log-sum-exp, softmax and cross-entropy, and softmax regression on
+  soft targets (with a temperature, for distillation);
 - ``risk``: Gaussian data, the exact risk of least squares, and generalisation gaps.
 
-Every public name is re-exported here, so ``from flt_lib.feedforward import regression as rg``
-then ``rg.mse_loss`` works; ``show_source(rg.mse_loss)`` shows the module it lives in.
+Every public name is re-exported here, so ``from flt_lib.feedforward import regression
+as rg`` then ``rg.mse_loss`` works; ``show_source(rg.mse_loss)`` shows the module it
+lives in.
 """
 
 from flt_lib.feedforward.regression.least_squares import (

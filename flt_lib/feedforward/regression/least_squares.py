@@ -1,8 +1,8 @@
 """Least squares: the loss, the normal equations, and gradient descent (Section 2.1).
 
-This module holds the book's one implementation of gradient descent on least squares. Later
-sections reuse it: Section 3.4 compares it with SGD, and Section 3.5 adds weight decay and a
-norm constraint to it.
+This module holds the book's one implementation of gradient descent on least squares.
+Later sections reuse it: Section 3.4 compares it with SGD, and Section 3.5 adds weight
+decay and a norm constraint to it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ __all__ = ["LeastSquaresGD", "least_squares_gd", "least_squares_normal", "mse_lo
 
 
 def _check_w(w: object, d: int, name: str = "w") -> torch.Tensor:
-    return check_tensor(w, name, shape=(d,), floating=True, shape_doc=f"(d,) with d={d}")
+    return check_tensor(
+        w, name, shape=(d,), floating=True, shape_doc=f"(d,) with d={d}"
+    )
 
 
 def mse_loss(X: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
@@ -42,8 +44,8 @@ def mse_loss(X: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
 def least_squares_normal(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Least-squares weights from the normal equations ``X^T X w = X^T y``.
 
-    Requires ``X`` to have full column rank (``n >= d`` and no collinear columns), so that
-    ``X^T X`` is invertible (book eq. ``eq-ff-normal-equations``).
+    Requires ``X`` to have full column rank (``n >= d`` and no collinear columns), so
+    that ``X^T X`` is invertible (book eq. ``eq-ff-normal-equations``).
 
     Args:
         X: inputs, shape (n, d).
@@ -68,7 +70,8 @@ class LeastSquaresGD:
 
     w: torch.Tensor  # (d,) the final iterate w_T
     path: torch.Tensor  # (T + 1, d) the iterates w_0, ..., w_T
-    losses: torch.Tensor  # (T + 1,) the data loss L(w_t) = ||X w_t - y||^2 / (2n), no penalty
+    # (T + 1,) the data loss L(w_t) = ||X w_t - y||^2 / (2n), no penalty
+    losses: torch.Tensor
 
 
 def least_squares_gd(
@@ -81,17 +84,20 @@ def least_squares_gd(
     weight_decay: float = 0.0,
     radius: float | None = None,
 ) -> LeastSquaresGD:
-    """Gradient descent on least squares, with optional weight decay and norm constraint.
+    """Gradient descent on least squares, with optional weight decay and norm
+    constraint.
 
-    The update is ``w <- (1 - lr * lambda) w - lr * X^T (X w - y) / n`` (eq. ``eq-gd-update``
-    on ``eq-ff-ls-loss``; with ``lambda > 0`` it is gradient descent on the ridge objective,
-    eq. ``eq-reg-weight-decay``). With a ``radius`` every step is followed by the projection
-    onto the ball ``||w|| <= radius`` (projected gradient descent, eq. ``eq-reg-ball``).
+    The update is ``w <- (1 - lr * lambda) w - lr * X^T (X w - y) / n`` (eq.
+    ``eq-gd-update`` on ``eq-ff-ls-loss``; with ``lambda > 0`` it is gradient descent on
+    the ridge objective, eq. ``eq-reg-weight-decay``). With a ``radius`` every step is
+    followed by the projection onto the ball ``||w|| <= radius`` (projected gradient
+    descent, eq. ``eq-reg-ball``).
 
     Args:
         X: inputs, shape (n, d).
         y: targets, shape (n,).
-        lr: step size ``eta > 0``; plain GD converges for ``eta < 2 / lambda_max(X^T X / n)``.
+        lr: step size ``eta > 0``; plain GD converges for ``eta < 2 / lambda_max(X^T X /
+            n)``.
         steps: number of iterations ``T >= 0``.
         w0: starting point, shape (d,); default zero.
         weight_decay: ``lambda >= 0``.

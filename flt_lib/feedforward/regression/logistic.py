@@ -1,9 +1,9 @@
 """Logistic regression: the loss, its gradient, and gradient descent (Section 2.1).
 
-Labels are ``y01`` in ``{0, 1}``. (With labels ``y = 2 y01 - 1`` in ``{-1, +1}`` the same loss
-reads ``mean log(1 + exp(-y z))``.) This module holds the book's one implementation of
-gradient descent on the logistic loss; Section 3.5 reuses it with weight decay and with data
-augmentation.
+Labels are ``y01`` in ``{0, 1}``. (With labels ``y = 2 y01 - 1`` in ``{-1, +1}`` the
+same loss reads ``mean log(1 + exp(-y z))``.) This module holds the book's one
+implementation of gradient descent on the logistic loss; Section 3.5 reuses it with
+weight decay and with data augmentation.
 """
 
 from __future__ import annotations
@@ -13,7 +13,13 @@ from dataclasses import dataclass
 
 import torch
 
-from flt_lib._validate import check_generator, check_int, check_real, check_tensor, check_xy
+from flt_lib._validate import (
+    check_generator,
+    check_int,
+    check_real,
+    check_tensor,
+    check_xy,
+)
 
 __all__ = ["LogisticFit", "logistic_gd", "logistic_grad", "logistic_loss"]
 
@@ -33,8 +39,9 @@ def _check_w(w: object, d: int) -> torch.Tensor:
 def logistic_loss(X: torch.Tensor, y01: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     """Mean cross-entropy of the logistic model ``P(y=1 | x) = sigmoid(w.x)``.
 
-    Implements ``L(w) = (1/n) sum_i [log(1 + exp(z_i)) - y_i z_i]`` with ``z = X w``, computed
-    with ``softplus`` so that it is finite for any logits (book eq. ``eq-ff-logistic-loss``).
+    Implements ``L(w) = (1/n) sum_i [log(1 + exp(z_i)) - y_i z_i]`` with ``z = X w``,
+    computed with ``softplus`` so that it is finite for any logits (book eq.
+    ``eq-ff-logistic-loss``).
 
     Args:
         X: inputs, shape (n, d).
@@ -73,7 +80,8 @@ class LogisticFit:
 
     w: torch.Tensor  # (d,) final weights
     b: torch.Tensor  # () final bias (zero unless fit_bias)
-    losses: torch.Tensor  # (T + 1,) logistic loss on the (unaugmented) data before each step
+    # (T + 1,) logistic loss on the (unaugmented) data before each step
+    losses: torch.Tensor
 
 
 def logistic_gd(
@@ -89,11 +97,11 @@ def logistic_gd(
 ) -> LogisticFit:
     """Full-batch gradient descent on the logistic loss from ``w = 0``, ``b = 0``.
 
-    Each step computes the residual ``r = sigmoid(X w + b) - y`` and updates
-    ``w <- w - lr (X^T r / n + lambda w)`` and ``b <- b - lr mean(r)``, the gradient of
-    eq. ``eq-ff-logistic-loss`` plus ``(lambda / 2) ||w||^2`` (eq. ``eq-ff-logistic-grad``).
-    With ``augment``, every step replaces ``X`` by ``augment(X, generator)``, a fresh random
-    transformation of each example (on-the-fly data augmentation).
+    Each step computes the residual ``r = sigmoid(X w + b) - y`` and updates ``w <- w -
+    lr (X^T r / n + lambda w)`` and ``b <- b - lr mean(r)``, the gradient of eq.
+    ``eq-ff-logistic-loss`` plus ``(lambda / 2) ||w||^2`` (eq. ``eq-ff-logistic-grad``).
+    With ``augment``, every step replaces ``X`` by ``augment(X, generator)``, a fresh
+    random transformation of each example (on-the-fly data augmentation).
 
     Args:
         X: inputs, shape (n, d).
@@ -102,7 +110,8 @@ def logistic_gd(
         steps: number of iterations ``T >= 0``.
         weight_decay: ``lambda >= 0`` on ``w`` (the bias is not decayed).
         fit_bias: whether to learn a bias ``b``.
-        augment: maps ``(X, generator)`` to transformed inputs of the same shape, or None.
+        augment: maps ``(X, generator)`` to transformed inputs of the same shape, or
+            None.
         generator: CPU generator passed to ``augment`` (required with ``augment``).
 
     Returns:
@@ -114,7 +123,9 @@ def logistic_gd(
     lam = check_real(weight_decay, "weight_decay", min_value=0.0)
     if augment is not None:
         if not callable(augment):
-            raise TypeError(f"augment must be callable or None, got {type(augment).__name__}")
+            raise TypeError(
+                f"augment must be callable or None, got {type(augment).__name__}"
+            )
         check_generator(generator)
     n, d = X.shape
     w, b = X.new_zeros(d), X.new_zeros(())

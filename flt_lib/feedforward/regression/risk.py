@@ -1,8 +1,9 @@
-"""Empirical, validation and expected risk of least squares on Gaussian data (Section 2.1).
+"""Empirical, validation and expected risk of least squares on Gaussian data (Section
+2.1).
 
-The data model: ``x ~ N(0, I_d)`` and ``y = w*.x + s eps`` with ``eps ~ N(0, 1)``. Everything
-about ordinary least squares is explicit there, so the measured generalisation gap can be
-compared with its exact expectation.
+The data model: ``x ~ N(0, I_d)`` and ``y = w*.x + s eps`` with ``eps ~ N(0, 1)``.
+Everything about ordinary least squares is explicit there, so the measured
+generalisation gap can be compared with its exact expectation.
 """
 
 from __future__ import annotations
@@ -31,36 +32,43 @@ def linear_gaussian_data(
     generator: torch.Generator,
     scales: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Sample ``x ~ N(0, diag(scales)^2)`` and ``y = w*.x + noise * eps``, ``eps ~ N(0, 1)``.
+    """Sample ``x ~ N(0, diag(scales)^2)`` and ``y = w*.x + noise * eps``, ``eps ~ N(0,
+    1)``.
 
-    Drawn on the CPU with ``generator`` (first ``X``, then ``eps``); move the result to a
-    device afterwards with ``flt_lib.device.to_device``.
+    Drawn on the CPU with ``generator`` (first ``X``, then ``eps``); move the result to
+    a device afterwards with ``flt_lib.device.to_device``.
 
     Args:
         n: number of examples, ``n >= 1``.
         w_star: the true weights, shape (d,).
         noise: noise standard deviation ``s >= 0``.
         generator: a CPU ``torch.Generator``.
-        scales: standard deviation of each input coordinate, shape (d,); default all ones,
-            i.e. ``x ~ N(0, I_d)``.
+        scales: standard deviation of each input coordinate, shape (d,); default all
+            ones, i.e. ``x ~ N(0, I_d)``.
 
     Returns:
         ``(X, y)`` with shapes (n, d) and (n,), in ``w_star``'s dtype, on the CPU.
     """
     n = check_int(n, "n", min_value=1)
-    w_star = check_tensor(w_star, "w_star", ndim=1, floating=True, shape_doc="(d,)").cpu()
+    w_star = check_tensor(
+        w_star, "w_star", ndim=1, floating=True, shape_doc="(d,)"
+    ).cpu()
     noise = check_real(noise, "noise", min_value=0.0)
     generator = check_generator(generator)
     d = w_star.shape[0]
     X = torch.randn(n, d, generator=generator, dtype=w_star.dtype)  # (n, d)
     if scales is not None:
-        scales = check_tensor(scales, "scales", shape=(d,), floating=True, shape_doc="(d,)")
+        scales = check_tensor(
+            scales, "scales", shape=(d,), floating=True, shape_doc="(d,)"
+        )
         X = X * scales.to(X)
     eps = torch.randn(n, generator=generator, dtype=w_star.dtype)  # (n,)
     return X, X @ w_star + noise * eps
 
 
-def linear_gaussian_risk(w: torch.Tensor, w_star: torch.Tensor, *, noise: float) -> float:
+def linear_gaussian_risk(
+    w: torch.Tensor, w_star: torch.Tensor, *, noise: float
+) -> float:
     """Exact expected halved squared loss of ``w`` under :func:`linear_gaussian_data`.
 
     With ``x ~ N(0, I)``: ``R(w) = E[(w.x - y)^2] / 2 = (||w - w*||^2 + s^2) / 2``.
@@ -83,7 +91,8 @@ def linear_gaussian_risk(w: torch.Tensor, w_star: torch.Tensor, *, noise: float)
 
 @dataclass(frozen=True)
 class RiskCurves:
-    """What :func:`generalisation_gaps` returns: averages over the repeats, one per size."""
+    """What :func:`generalisation_gaps` returns: averages over the repeats, one per
+    size."""
 
     n: torch.Tensor  # (k,) training sizes
     train: torch.Tensor  # (k,) mean empirical (training) risk of the fit
@@ -102,12 +111,14 @@ def generalisation_gaps(
     repeats: int,
     generator: torch.Generator,
 ) -> RiskCurves:
-    """Fit least squares at several sample sizes and compare empirical, validation and true risk.
+    """Fit least squares at several sample sizes and compare empirical, validation and
+    true risk.
 
     For each ``n`` in ``ns`` and each of ``repeats`` draws: fit ``w_hat`` by
-    :func:`least_squares_normal` on ``n`` training points, then record the training (empirical)
-    risk, the risk on ``n_val`` fresh validation points, and the exact risk from
-    :func:`linear_gaussian_risk` (eq. ``eq-ff-risks``). Results are averaged over the repeats.
+    :func:`least_squares_normal` on ``n`` training points, then record the training
+    (empirical) risk, the risk on ``n_val`` fresh validation points, and the exact risk
+    from :func:`linear_gaussian_risk` (eq. ``eq-ff-risks``). Results are averaged over
+    the repeats.
 
     Args:
         ns: training sizes, each ``> d``.
@@ -132,7 +143,9 @@ def generalisation_gaps(
     for i, n in enumerate(ns):
         for k in range(repeats):
             X, y = linear_gaussian_data(n, w_star, noise=noise, generator=generator)
-            Xv, yv = linear_gaussian_data(n_val, w_star, noise=noise, generator=generator)
+            Xv, yv = linear_gaussian_data(
+                n_val, w_star, noise=noise, generator=generator
+            )
             w_hat = least_squares_normal(X, y)
             risks[0, i, k] = float(mse_loss(X, y, w_hat))
             risks[1, i, k] = float(mse_loss(Xv, yv, w_hat))
@@ -152,9 +165,9 @@ def generalisation_gaps(
 def ols_expected_gap(n: int, d: int, *, noise: float) -> float:
     """Exact expected gap ``E[R(w_hat) - R_hat(w_hat)]`` for OLS with Gaussian inputs.
 
-    With ``E[R_hat] = s^2 (n - d) / (2n)`` and ``E[R] = s^2 / 2 * (1 + d / (n - d - 1))``
-    (valid for ``n > d + 1``), the gap is ``s^2 / 2 * (d / n + d / (n - d - 1))``, about
-    ``s^2 d / n`` for large ``n``.
+    With ``E[R_hat] = s^2 (n - d) / (2n)`` and ``E[R] = s^2 / 2 * (1 + d / (n - d -
+    1))`` (valid for ``n > d + 1``), the gap is ``s^2 / 2 * (d / n + d / (n - d - 1))``,
+    about ``s^2 d / n`` for large ``n``.
 
     Args:
         n: training size, ``n > d + 1``.
