@@ -77,3 +77,24 @@ def test_bad_inputs():
         cv.monte_carlo_fraction(3, 2, n_trials=0, generator=torch_generator(0))
     with pytest.raises(TypeError, match="generator must be a torch.Generator"):
         cv.monte_carlo_fraction(3, 2, n_trials=5, generator=None)
+
+
+def test_separability_falls_back_when_highs_is_undecided(monkeypatch):
+    # HiGHS's default method can end with status 4 ("unknown") on a degenerate draw; the
+    # test must then be decided by another method, not crash.
+    import scipy.optimize
+
+    real = scipy.optimize.linprog
+    calls = []
+
+    def flaky(*args, method, options, **kwargs):
+        calls.append((method, bool(options)))
+        if method == "highs":  # both attempts with the default method fail
+            return scipy.optimize.OptimizeResult(status=4, message="unknown")
+        return real(*args, method=method, options=options, **kwargs)
+
+    monkeypatch.setattr(scipy.optimize, "linprog", flaky)
+    X = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], dtype=torch.float64)
+    assert cv.is_linearly_separable(X, torch.tensor([1.0, 1.0, 1.0], dtype=torch.float64))
+    assert not cv.is_linearly_separable(X, torch.tensor([1.0, 1.0, -1.0], dtype=torch.float64))
+    assert calls == [("highs", True), ("highs", False), ("highs-ipm", False)] * 2

@@ -88,12 +88,19 @@ def is_linearly_separable(X: torch.Tensor, y: torch.Tensor) -> bool:
         )
     A = (y.to(X)[:, None] * X).double().cpu().numpy()  # (s, n): row i is y_i x_i
     s, n = A.shape
-    res = linprog(
-        c=[0.0] * n, A_ub=-A, b_ub=[-1.0] * s, bounds=[(None, None)] * n, method="highs"
-    )
-    if res.status not in (0, 2):  # 0: feasible optimum found, 2: infeasible
-        raise RuntimeError(f"linprog failed to decide separability: {res.message}")
-    return res.status == 0
+    # HiGHS without presolve is fastest on these tiny LPs; on a degenerate draw (about 1
+    # LP in a few thousand) it can end with an "unknown" status, and then presolve, the
+    # interior-point and the dual simplex methods decide.
+    attempts = [("highs", {"presolve": False}), ("highs", {}), ("highs-ipm", {}),
+                ("highs-ds", {})]
+    for method, options in attempts:
+        res = linprog(
+            c=[0.0] * n, A_ub=-A, b_ub=[-1.0] * s, bounds=[(None, None)] * n,
+            method=method, options=options,
+        )
+        if res.status in (0, 2):  # 0: feasible optimum found, 2: infeasible
+            return res.status == 0
+    raise RuntimeError(f"linprog failed to decide separability: {res.message}")
 
 
 def count_separable_labelings(X: torch.Tensor) -> int:
