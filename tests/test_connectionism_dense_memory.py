@@ -165,3 +165,24 @@ def test_bad_inputs():
         dm.one_step_error_bound(P, torch.ones(1, 3), torch.tensor([2]), beta=1.0)
     with pytest.raises(ValueError, match="index must have shape"):
         dm.one_step_error_bound(P, torch.ones(2, 3), torch.tensor([0]), beta=1.0)
+
+
+def test_vote_split_adds_up_to_the_dynamics_vote():
+    # The two parts add up to the vote the update uses: the sign of the sum is the new bit.
+    gen = torch_generator(30)
+    P = hp.random_patterns(12, 20, generator=gen).double()
+    x = torch.where(torch.rand(3, 20, generator=gen) < 0.2, -P[:3], P[:3])
+    for kw in (dict(degree=3), dict(degree=2), dict(interaction="exp")):
+        target, others = dm.vote_split(P, x, torch.arange(3), **kw)
+        for b in range(3):
+            for i in range(20):  # one asynchronous update of neuron i, by the library
+                xi = x[b : b + 1].clone()
+                e_plus = dm.dense_energy(P, torch.where(torch.arange(20) == i, 1.0, xi), **kw)
+                e_minus = dm.dense_energy(P, torch.where(torch.arange(20) == i, -1.0, xi), **kw)
+                vote = target[b, i] + others[b, i]
+                assert (vote >= 0) == bool(e_plus <= e_minus) or abs(vote) < 1e-9
+    # at a stored pattern with few others, the target's term dominates and has its sign
+    target, others = dm.vote_split(P[:2], P[:2], torch.arange(2), degree=3)
+    assert (target * P[:2] > others.abs()).all()
+    with pytest.raises(ValueError, match="index must hold integers"):
+        dm.vote_split(P, x, torch.tensor([0, 1, 12]))
