@@ -183,9 +183,8 @@ class Value:
                 continue
             flops += _LOCAL_COST[node.op]
             for parent, local in zip(node.parents, node._local_derivatives()):
-                if node.op == "+":
-                    # local derivative is exactly 1: one addition
-                    parent.grad += (node.grad)
+                if node.op == "+":  # local derivative exactly 1: one addition
+                    parent.grad += node.grad
                     flops += 1
                 else:
                     parent.grad += local * node.grad
@@ -329,8 +328,8 @@ def backprop(
         W = params[layer][0]
         grads[layer] = (delta.T @ hs[layer], delta.sum(dim=0))  # (m_l, m_{l-1}), (m_l,)
         back = delta @ W  # (n, m_{l-1}) = dloss/dh_{l-1}
-        # times tanh'(z_{l-1})
-        delta = (back * (1.0 - hs[layer] ** 2) if layer > 0 else back)
+        # times tanh'(z_{l-1}) = 1 - h_{l-1}^2
+        delta = back * (1.0 - hs[layer] ** 2) if layer > 0 else back
     return grads, delta
 
 

@@ -193,7 +193,7 @@ def zaslavsky_regions_2d(lines: Sequence[Sequence[Number]]) -> int:
                     f"lines must be distinct, but lines[{i}] and lines[{k}] coincide"
                 )
     # crossing point -> its lines
-    through: dict[tuple[Fraction, Fraction], set[int]] = ({})
+    through: dict[tuple[Fraction, Fraction], set[int]] = {}
     for i, (a1, b1, c1) in enumerate(L):
         for k, (a2, b2, c2) in enumerate(L[i + 1 :], start=i + 1):
             det = a1 * b2 - a2 * b1

@@ -50,9 +50,8 @@ class AdagradConfig:
 
     lr: float = 0.01  # base step size eta
     eps: float = 1e-10  # added to sqrt(s) in the denominator
-    initial_accumulator_value: float = (
-        0.0  # starting value of the sum of squared gradients
-    )
+    # starting value of the sum of squared gradients
+    initial_accumulator_value: float = 0.0
 
     def __post_init__(self) -> None:
         _check_lr_eps(self)
