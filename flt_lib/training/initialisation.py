@@ -130,13 +130,23 @@ def init_weight(
             f"gain must be 1.0 for scheme {scheme!r} (it is built into the scheme), "
             f"got {gain}"
         )
+    return _iid_weights(scheme, (fan_out, fan_in), generator, distribution, dtype)
+
+
+def _iid_weights(
+    scheme: str,
+    shape: tuple[int, ...],
+    generator: torch.Generator,
+    distribution: str,
+    dtype: torch.dtype,
+) -> torch.Tensor:
+    """I.i.d. weights of a variance scheme, shape (..., fan_out, fan_in)."""
+    fan_out, fan_in = shape[-2:]
     if distribution == "uniform":
         a = uniform_bound(scheme, fan_in, fan_out)
-        return a * (
-            2 * torch.rand(fan_out, fan_in, generator=generator, dtype=dtype) - 1
-        )
+        return a * (2 * torch.rand(shape, generator=generator, dtype=dtype) - 1)
     std = init_std(scheme, fan_in, fan_out)
-    return std * torch.randn(fan_out, fan_in, generator=generator, dtype=dtype)
+    return std * torch.randn(shape, generator=generator, dtype=dtype)
 
 
 def _act(z: torch.Tensor, activation: str) -> torch.Tensor:
@@ -209,24 +219,32 @@ def propagate_variances(
     R = check_int(n_nets, "n_nets", min_value=1)
     check_choice(activation, "activation", ACTIVATIONS)
     fans = [x.shape[1], *widths]  # fan_in of layer l is fans[l - 1]
-    Ws = [
-        torch.stack(
-            [
-                init_weight(
-                    scheme,
-                    fans[l + 1],
-                    fans[l],
-                    generator=generator,
-                    gain=gain,
-                    distribution=distribution,
-                    dtype=x.dtype,
-                )
-                for _ in range(R)
-            ]
-        # (R, m_l, m_{l-1})
-        ).to(x.device)
-        for l in range(len(widths))
-    ]
+    check_choice(scheme, "scheme", SCHEMES)
+    check_choice(distribution, "distribution", DISTRIBUTIONS)
+    check_generator(generator)
+    gain = check_real(gain, "gain", min_value=0.0, strict_min=True)
+    Ws = []  # W^(l) for l = 1, ..., L, each (R, m_l, m_{l-1})
+    for l in range(len(widths)):
+        if scheme == "orthogonal":
+            W = torch.stack(
+                [
+                    init_weight(
+                        scheme,
+                        fans[l + 1],
+                        fans[l],
+                        generator=generator,
+                        gain=gain,
+                        dtype=x.dtype,
+                    )
+                    for _ in range(R)
+                ]
+            )
+        else:  # all R networks at once
+            if gain != 1.0:
+                raise ValueError(f"gain must be 1.0 for scheme {scheme!r}, got {gain}")
+            shape = (R, fans[l + 1], fans[l])
+            W = _iid_weights(scheme, shape, generator, distribution, x.dtype)
+        Ws.append(W.to(x.device))
     h, zs, forward = x.expand(R, *x.shape), [], []  # h: (R, n, d)
     for W in Ws:
         z = h @ W.transpose(1, 2)  # (R, n, m_l)
