@@ -30,7 +30,7 @@ def test_ridge_solution_is_stationary_and_matches_filter():
     assert torch.allclose(shrink, reg.ridge_filter(mu, weight_decay=lam), atol=1e-10)
 
 
-def test_gd_path_matches_filter_and_weight_decay_limit():
+def test_gd_iterates_match_filter_and_weight_decay_limit():
     X, y = _data()
     mu, Q = reg.hessian_eigh(X)
     eta = 1 / mu.max().item()
