@@ -70,7 +70,7 @@ def test_modern_hopfield_update_is_attention():
     patterns = torch.randn(6, 10, generator=g, dtype=torch.float64)
     x = torch.randn(4, 10, generator=g, dtype=torch.float64)
     ours, _ = sc.attention(x, patterns, patterns, scale=0.7)
-    torch.testing.assert_close(ours, dense_memory.modern_update(patterns, x, 0.7))
+    torch.testing.assert_close(ours, dense_memory.modern_update(patterns, x, beta=0.7))
 
 
 def test_softmax_jacobian_matches_autograd():

@@ -202,7 +202,7 @@ def prepend_cls(tokens: torch.Tensor, cls_id: int) -> torch.Tensor:
 
 
 def mlm_loss(model: Encoder, batch: Masked) -> torch.Tensor:
-    """Cross-entropy of the original token at the selected positions only (eq-attn-mlm-loss)."""
+    """Cross-entropy of the original token at the selected positions only (eq-attn-mlm)."""
     logits = model(batch.inputs).logits  # (B, T, V)
     return F.cross_entropy(logits.flatten(0, 1), batch.labels.flatten(), ignore_index=IGNORE)
 

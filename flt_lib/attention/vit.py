@@ -30,7 +30,7 @@ __all__ = [
 
 
 def patchify(images: torch.Tensor, patch: int) -> torch.Tensor:
-    """Cut images into flattened patches in row-major order (eq-attn-patches).
+    """Cut images into flattened patches in row-major order (def-attn-patches).
 
     Args:
         images: shape (B, C, H, W), with ``H`` and ``W`` divisible by ``patch``.
