@@ -23,6 +23,10 @@ import torch
 
 from flt_lib._validate import check_generator, check_int, check_real, check_tensor
 
+__all__ = ["SparseCodingConfig", "SparseCodingHistory", "alignment", "purity",
+           "random_dictionary", "sample_sparse_coding", "symmetric_gd_step",
+           "symmetric_relu_net", "train_symmetric_net", "winner_init_rank"]
+
 
 @dataclass(frozen=True)
 class SparseCodingConfig:
@@ -38,8 +42,21 @@ class SparseCodingConfig:
     steps: int = 400  # number of full-batch gradient steps
     record_every: int = 20  # record the alignment matrix every this many steps
 
+    def __post_init__(self) -> None:
+        check_int(self.d, "d", min_value=1)
+        check_int(self.k, "k", min_value=1, max_value=self.d)
+        if self.k % 2 == 0:
+            raise ValueError(f"k must be odd (so that <w*, z> is never 0), got {self.k}")
+        check_real(self.sigma_xi, "sigma_xi", min_value=0.0)
+        check_int(self.m, "m", min_value=1)
+        check_real(self.sigma0, "sigma0", min_value=0.0, strict_min=True)
+        check_real(self.beta, "beta", min_value=0.0)
+        check_real(self.lr, "lr", min_value=0.0, strict_min=True)
+        check_int(self.steps, "steps", min_value=1)
+        check_int(self.record_every, "record_every", min_value=1)
 
-def random_dictionary(d: int, generator: torch.Generator) -> torch.Tensor:
+
+def random_dictionary(d: int, *, generator: torch.Generator) -> torch.Tensor:
     """A uniformly random orthogonal dictionary (QR of a Gaussian matrix, sign-corrected).
 
     Args:
@@ -57,9 +74,10 @@ def random_dictionary(d: int, generator: torch.Generator) -> torch.Tensor:
 
 
 def sample_sparse_coding(
-    n: int, M: torch.Tensor, w_star: torch.Tensor, k: int, sigma_xi: float, generator: torch.Generator
+    n: int, M: torch.Tensor, w_star: torch.Tensor, *, k: int, sigma_xi: float,
+    generator: torch.Generator,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Draw n examples x = M z + xi, y = sign(<w*, z>) of the sparse-coding model.
+    """Draw n examples x = M z + xi, y = sign(<w*, z>) of the sparse-coding model (def-sc-data).
 
     Args:
         n: number of examples.
@@ -138,14 +156,49 @@ def purity(A: torch.Tensor) -> torch.Tensor:
     return A.abs().amax(dim=1) / A.norm(dim=1).clamp_min(1e-30)
 
 
+def symmetric_gd_step(
+    W: torch.Tensor, X: torch.Tensor, y: torch.Tensor, *, beta: float, lr: float
+) -> torch.Tensor:
+    """One GD step on the logistic loss of the symmetric network (eq-sc-network), unchecked.
+
+    Gradient of mean_n log(1 + exp(-y_n f(x_n))) with respect to w_i, with the bias
+    b_i = beta ||w_i|| held fixed inside the step:
+    -mean_n sigmoid(-y_n f(x_n)) y_n x_n 1[|<w_i, x_n>| > b_i].
+
+    Args:
+        W: weights, (m, d). X: inputs, (n, d). y: labels, (n,). beta: relative threshold.
+        lr: step size.
+
+    Returns:
+        The new weights, (m, d).
+    """
+    b = beta * W.norm(dim=1)  # (m,)
+    u = X @ W.T  # (n, m)
+    f = (torch.relu(u - b) - torch.relu(-u - b)).sum(dim=1)  # (n,)
+    g = -torch.sigmoid(-y * f) * y / X.shape[0]  # (n,) d loss / d f
+    active = (u.abs() > b).to(X.dtype)  # (n, m): derivative of the symmetric unit in u
+    return W - lr * (active * g.unsqueeze(1)).T @ X  # (m, d)
+
+
+@dataclass(frozen=True)
+class SparseCodingHistory:
+    """What :func:`train_symmetric_net` records, every ``cfg.record_every`` steps and at the end."""
+
+    steps: torch.Tensor      # (R,) the recorded step numbers
+    A: torch.Tensor          # (R, m, d) alignment matrices <w_i, M_j>
+    loss: torch.Tensor       # (R,) training loss, CPU
+    train_acc: torch.Tensor  # (R,) training accuracy, CPU
+    W: torch.Tensor          # (m, d) final weights
+    W0: torch.Tensor         # (m, d) initial weights
+
+
 def train_symmetric_net(
-    X: torch.Tensor, y: torch.Tensor, M: torch.Tensor, cfg: SparseCodingConfig, generator: torch.Generator
-) -> dict[str, torch.Tensor]:
+    X: torch.Tensor, y: torch.Tensor, M: torch.Tensor, cfg: SparseCodingConfig, *,
+    generator: torch.Generator,
+) -> SparseCodingHistory:
     """Full-batch GD on the logistic loss for the symmetric ReLU network, tracking <w_i, M_j>.
 
-    Gradient of the loss mean_n log(1 + exp(-y_n f(x_n))) with respect to w_i, with the bias
-    b_i = beta ||w_i|| held fixed inside each step:
-    -mean_n sigmoid(-y_n f(x_n)) y_n x_n 1[|<w_i, x_n>| > b_i].
+    Each step is :func:`symmetric_gd_step`; w_i starts from N(0, sigma0^2 I).
 
     Args:
         X: training inputs, shape (n, d). y: labels in {-1, +1}, shape (n,).
@@ -154,47 +207,32 @@ def train_symmetric_net(
         generator: CPU generator for the initialisation.
 
     Returns:
-        dict with ``W`` final weights (m, d), ``W0`` initial weights (m, d), ``A`` alignment
-        snapshots (R, m, d), ``steps`` the recorded step numbers (R,), ``loss`` (R,) and
-        ``train_acc`` (R,).
+        A :class:`SparseCodingHistory`.
     """
     check_tensor(X, "X", ndim=2, floating=True, shape_doc="(n, d)")
     check_tensor(y, "y", shape=(X.shape[0],), shape_doc="(n,)")
     check_tensor(M, "M", shape=(X.shape[1], X.shape[1]), shape_doc="(d, d)")
     if not isinstance(cfg, SparseCodingConfig):
         raise TypeError(f"cfg must be a SparseCodingConfig, got {type(cfg).__name__}")
-    check_real(cfg.lr, "cfg.lr", min_value=0.0, strict_min=True)
-    check_real(cfg.beta, "cfg.beta", min_value=0.0)
-    check_int(cfg.steps, "cfg.steps", min_value=1)
-    check_int(cfg.record_every, "cfg.record_every", min_value=1)
     check_generator(generator)
     d = X.shape[1]
     W = (cfg.sigma0 * torch.randn(cfg.m, d, generator=generator)).to(X.device, X.dtype)  # (m, d)
     W0 = W.clone()
     snaps, rec_steps, losses, accs = [], [], [], []
     for t in range(cfg.steps + 1):
-        b = cfg.beta * W.norm(dim=1)  # (m,)
-        u = X @ W.T  # (n, m)
-        f = (torch.relu(u - b) - torch.relu(-u - b)).sum(dim=1)  # (n,)
-        margin = y * f
         if t % cfg.record_every == 0 or t == cfg.steps:
+            margin = y * symmetric_relu_net(X, W, cfg.beta * W.norm(dim=1))
             snaps.append(alignment(W, M))
             rec_steps.append(t)
             losses.append(torch.nn.functional.softplus(-margin).mean())
             accs.append((margin > 0).float().mean())
         if t == cfg.steps:
             break
-        g = -torch.sigmoid(-margin) * y / X.shape[0]  # (n,) d loss / d f
-        active = (u.abs() > b).to(X.dtype)  # (n, m): derivative of the symmetric unit in u
-        W = W - cfg.lr * (active * g.unsqueeze(1)).T @ X  # (m, d)
-    return {
-        "W": W,
-        "W0": W0,
-        "A": torch.stack(snaps),
-        "steps": torch.tensor(rec_steps),
-        "loss": torch.stack(losses).cpu(),
-        "train_acc": torch.stack(accs).cpu(),
-    }
+        W = symmetric_gd_step(W, X, y, beta=cfg.beta, lr=cfg.lr)
+    return SparseCodingHistory(
+        steps=torch.tensor(rec_steps), A=torch.stack(snaps), loss=torch.stack(losses).cpu(),
+        train_acc=torch.stack(accs).cpu(), W=W, W0=W0,
+    )
 
 
 def winner_init_rank(A0: torch.Tensor, AT: torch.Tensor) -> torch.Tensor:
