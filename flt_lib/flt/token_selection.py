@@ -324,6 +324,7 @@ class History:
     test_acc: list[float]            # accuracy on the test set against its clean labels
     test_relevant_attn: list[float]  # mean attention of the test sequences on their token x_1
     attn: torch.Tensor               # (records, n, T) attention of every training sequence, CPU
+    flipped: torch.Tensor            # (n,) bool, the mislabelled training sequences, CPU
     p: torch.Tensor                  # (d,) final query vector
     q: torch.Tensor                  # (d,) final effective query W p
 
@@ -402,7 +403,7 @@ def train(
     return History(
         steps=rec["t"], train_loss=rec["loss"], train_acc=rec["tr"], flipped_fit=rec["fl"],
         test_acc=rec["te"], test_relevant_attn=rec["rel"], attn=torch.stack(rec["attn"]),
-        p=p, q=q,
+        flipped=train_set.flipped.cpu(), p=p, q=q,
     )
 
 
