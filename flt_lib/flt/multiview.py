@@ -4,9 +4,9 @@ Data (eq-mv-data). There are k classes and two *views* (features) per class, the
 vectors v_{c,0} = e_{2c} and v_{c,1} = e_{2c+1} of R^d. An input has P = 2 P_v + P_n patches:
 P_v patches for view 0, P_v for view 1, and P_n patches of Gaussian noise N(0, sigma^2 I_d). A
 *multi-view* example of class c shows both views (weight 1 each); a *single-view* example shows
-one of them (chosen uniformly) with weight 1 and the other with the small weight rho. Every view
-patch also carries a feature of another class with weight gamma ("feature noise") and a small
-Gaussian jitter.
+one of them (chosen uniformly) with weight 1 and the other with the small weight rho. Every
+patch also carries a view of another class with weight gamma ("feature noise"), and the view
+patches a small Gaussian jitter.
 
 Model (eq-mv-model). F_c(x) = sum_{r=1}^m sum_{p=1}^P srelu(<w_{c,r}, x_p>), with the smoothed
 ReLU srelu(z) = 0 for z <= 0, z^q / (q t^{q-1}) for 0 < z <= t and z - (1 - 1/q) t for z > t.
@@ -48,7 +48,7 @@ class MultiViewData:
     noise_patches: int = 2   # number of pure-noise patches, P_n
     single_view: float = 0.2  # probability that an example shows only one of its two views
     sigma: float = 0.15      # standard deviation of every coordinate of a noise patch
-    gamma: float = 0.2       # weight of the feature noise (another class's view) in a view patch
+    gamma: float = 0.2       # weight of the feature noise (another class's view) in every patch
     rho: float = 0.1         # weight of the missing view in a single-view example
     jitter: float = 0.02     # standard deviation of the Gaussian jitter on the view patches
 
@@ -105,10 +105,10 @@ def sample_multiview(cfg: MultiViewData, n: int, *, generator: torch.Generator) 
     for l in (0, 1):                                                          # the two views
         weight = torch.where(single & (view != l), cfg.rho, 1.0)              # (n,)
         X[:, l * Pv : (l + 1) * Pv] += weight[:, None, None] * V[y, l][:, None]
-    other = torch.randint(0, k - 1, (n, 2 * Pv), generator=generator)
+    other = torch.randint(0, k - 1, (n, cfg.patches), generator=generator)
     other = other + (other >= y[:, None]).long()                              # another class
-    other_view = torch.randint(0, 2, (n, 2 * Pv), generator=generator)
-    X[:, : 2 * Pv] += cfg.gamma * V[other, other_view]                        # feature noise
+    other_view = torch.randint(0, 2, (n, cfg.patches), generator=generator)
+    X += cfg.gamma * V[other, other_view]                                     # feature noise
     X[:, : 2 * Pv] += cfg.jitter * torch.randn(n, 2 * Pv, cfg.d, generator=generator)
     return MultiViewSample(X=X, y=y, single=single, view=view)
 
@@ -191,7 +191,8 @@ def train_models(
     Args:
         W0: initial weights, (E, k, m, d). data: the training set.
         q, threshold: of :func:`smoothed_relu`. lr: step size > 0. steps: number of steps >= 1.
-        teacher_logits: optional teacher logits on ``data.X``, (n, k).
+        teacher_logits: optional teacher logits on ``data.X``, (n, k) for all models or
+            (E, n, k), one teacher per model.
         temperature: T > 0 of the distillation loss.
 
     Returns:
@@ -205,9 +206,11 @@ def train_models(
     T = check_real(temperature, "temperature", min_value=0.0, strict_min=True)
     E, k, n = W0.shape[0], W0.shape[1], data.y.shape[0]
     if teacher_logits is not None:
-        check_tensor(teacher_logits, "teacher_logits", shape=(n, k), floating=True,
-                     shape_doc="(n, k)")
-        target = torch.softmax(teacher_logits.to(W0) / T, dim=-1)             # (n, k)
+        check_tensor(teacher_logits, "teacher_logits", floating=True)
+        if tuple(teacher_logits.shape) not in ((n, k), (E, n, k)):
+            raise ValueError(f"teacher_logits must have shape (n, k) = ({n}, {k}) or "
+                             f"(E, n, k), got {tuple(teacher_logits.shape)}")
+        target = torch.softmax(teacher_logits.to(W0) / T, dim=-1)             # (E?, n, k)
     W = W0.detach().clone().requires_grad_(True)
     X, y = data.X.to(W0), data.y.to(W0.device)
     losses = []
