@@ -251,3 +251,37 @@ def test_deep_bad_inputs():
         ntk.deep_empirical_ntk(X, X, ws[0])
     with pytest.raises(ValueError, match="depth must be >= 1"):
         ntk.relu_ntk(X, X, depth=0)
+
+
+def _witness(alpha, steps):
+    """Section 7.1's check: the class fits shuffled labels (train risk small, test risk large),
+    so a class-only bound must exceed that gap; returns (gap_true, train_rand, gap_rand)."""
+    gen = torch_generator(0)
+    X, y, w = ntk.single_index_data(150, 20, generator=gen)
+    Xt, yt, _ = ntk.single_index_data(500, 20, generator=gen, w_star=w)
+    W0, a0 = ntk.init_two_layer(20, 100, generator=torch_generator(1))
+    X, y, Xt, yt, W0, a0 = (t.double() for t in (X, y, Xt, yt, W0, a0))
+    clip = lambda p, t: (p - t).pow(2).clamp(max=1.0).mean().item()  # noqa: E731
+    risks = []
+    for yy, yyt in [(y, yt), (y[torch.randperm(150, generator=torch_generator(2))],
+                              yt[torch.randperm(500, generator=torch_generator(3))])]:
+        h = ntk.train_alpha(X, yy, W0, a0, alpha=alpha, lr=2.0, steps=steps)
+        f = lambda Z: alpha * (ntk.two_layer(Z, h.W, h.a) - ntk.two_layer(Z, W0, a0))  # noqa
+        risks.append((clip(f(X), yy), clip(f(Xt), yyt)))
+    (tr, te), (tr_r, te_r) = risks
+    return te - tr, tr_r, te_r - tr_r
+
+
+def _uniform_bound_check(gap_true, train_rand, gap_rand):
+    return train_rand < 0.05 and gap_rand > 20 * gap_true
+
+
+def test_shuffled_labels_defeat_uniform_bounds():
+    """Section 7.1 (500 of its 1000 steps): the rich network fits shuffled labels."""
+    assert _uniform_bound_check(*_witness(alpha=0.03, steps=500))
+
+
+def test_broken_variant_fails_the_uniform_convergence_check():
+    """A class that cannot fit shuffled labels (lazy, alpha = 30, 100 steps) fails the check."""
+    gap_true, train_rand, gap_rand = _witness(alpha=30.0, steps=100)
+    assert not _uniform_bound_check(gap_true, train_rand, gap_rand), (train_rand, gap_rand)
