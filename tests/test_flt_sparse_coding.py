@@ -9,18 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flt_lib.flt import sparse_coding as sc
-from flt_lib.device import set_threads
 from flt_lib.rng import torch_generator
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """One torch thread, as in the notebooks (flt_lib.device.set_threads): on a shared 2-core
-    machine two threads make these small ops tens of times slower."""
-    before = torch.get_num_threads()
-    set_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def _problem(n=500, seed=0, cfg=sc.SparseCodingConfig()):

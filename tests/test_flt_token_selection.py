@@ -8,18 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flt_lib.flt import token_selection as ts
-from flt_lib.device import set_threads
 from flt_lib.rng import spawn, torch_generator
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """One torch thread, as in the notebooks (flt_lib.device.set_threads): on a shared 2-core
-    machine two threads make these small ops tens of times slower."""
-    before = torch.get_num_threads()
-    set_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def _data(mu=20.0, n=20, seed=0, eta=0.2, **kw):
