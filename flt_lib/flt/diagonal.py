@@ -1,15 +1,16 @@
 """Diagonal linear networks: the kernel and rich regimes in the simplest model.
 
-Woodworth et al. (2020) study the linear predictor ``x -> <beta, x>`` written as
-``beta = u * u - v * v`` (entrywise squares), trained by gradient descent on the square loss
-from ``u = v = alpha * 1`` (so ``beta = 0`` at initialisation). On an underdetermined problem
-(``n < d``) gradient flow converges to the interpolant that minimises
+Woodworth et al. (2020) study the linear predictor ``x -> <beta, x>`` written as ``beta
+= u * u - v * v`` (entrywise squares), trained by gradient descent on the square loss
+from ``u = v = alpha * 1`` (so ``beta = 0`` at initialisation). On an underdetermined
+problem (``n < d``) gradient flow converges to the interpolant that minimises
 
-    Q_alpha(beta) = alpha^2 * sum_i q(beta_i / alpha^2),  q(z) = 2 - sqrt(4 + z^2) + z arcsinh(z / 2),
+    Q_alpha(beta) = alpha^2 * sum_i q(beta_i / alpha^2),
+    q(z) = 2 - sqrt(4 + z^2) + z arcsinh(z / 2),
 
-which behaves like the l2 norm when alpha is large (kernel regime) and like the l1 norm when
-alpha is small (rich regime). The module holds the data, the model, the closed-form limits
-and a training function that returns a history.
+which behaves like the l2 norm when alpha is large (kernel regime) and like the l1 norm
+when alpha is small (rich regime). The module holds the data, the model, the closed-form
+limits and a training function that returns a history.
 """
 
 from __future__ import annotations
@@ -21,8 +22,15 @@ import torch
 
 from flt_lib._validate import check_generator, check_int, check_real, check_tensor
 
-__all__ = ["DiagonalHistory", "diagonal_beta", "min_l1_interpolant", "min_l2_interpolant",
-           "q_potential", "sparse_regression_data", "train_diagonal"]
+__all__ = [
+    "DiagonalHistory",
+    "diagonal_beta",
+    "min_l1_interpolant",
+    "min_l2_interpolant",
+    "q_potential",
+    "sparse_regression_data",
+    "train_diagonal",
+]
 
 
 def sparse_regression_data(
@@ -30,8 +38,8 @@ def sparse_regression_data(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Underdetermined noiseless sparse regression ``y = X beta*``.
 
-    ``X`` has i.i.d. N(0, 1) entries; ``beta*`` has ``k`` non-zero entries (the first ``k``),
-    each equal to ``1 / sqrt(k)`` times a random sign, so ``||beta*|| = 1``.
+    ``X`` has i.i.d. N(0, 1) entries; ``beta*`` has ``k`` non-zero entries (the first
+    ``k``), each equal to ``1 / sqrt(k)`` times a random sign, so ``||beta*|| = 1``.
 
     Args:
         n: number of examples.
@@ -81,15 +89,19 @@ def min_l2_interpolant(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     check_tensor(X, "X", ndim=2, floating=True, shape_doc="(n, d)")
     check_tensor(y, "y", shape=(X.shape[0],), floating=True, shape_doc="(n,)")
     if X.shape[0] > X.shape[1]:
-        raise ValueError(f"X must have n <= d (underdetermined), got shape {tuple(X.shape)}")
+        raise ValueError(
+            f"X must have n <= d (underdetermined), got shape {tuple(X.shape)}"
+        )
     return X.T @ torch.linalg.solve(X @ X.T, y)
 
 
 def min_l1_interpolant(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Minimum l1-norm solution of ``X beta = y`` (basis pursuit), by linear programming.
+    """Minimum l1-norm solution of ``X beta = y`` (basis pursuit), by linear
+    programming.
 
     Solves ``min sum(p + q)`` s.t. ``X (p - q) = y``, ``p, q >= 0`` with
-    ``scipy.optimize.linprog`` (imported here, so scipy is needed only for this function).
+    ``scipy.optimize.linprog`` (imported here, so scipy is needed only for this
+    function).
 
     Args:
         X: design, shape (n, d).
@@ -106,7 +118,13 @@ def min_l1_interpolant(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     A = X.detach().cpu().double().numpy()
     b = y.detach().cpu().double().numpy()
     d = A.shape[1]
-    res = linprog(np.ones(2 * d), A_eq=np.hstack([A, -A]), b_eq=b, bounds=(0, None), method="highs")
+    res = linprog(
+        np.ones(2 * d),
+        A_eq=np.hstack([A, -A]),
+        b_eq=b,
+        bounds=(0, None),
+        method="highs",
+    )
     if not res.success:
         raise ValueError(f"X beta = y has no solution found by linprog: {res.message}")
     beta = res.x[:d] - res.x[d:]
@@ -116,9 +134,9 @@ def min_l1_interpolant(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 def q_potential(beta: torch.Tensor, *, alpha: float) -> torch.Tensor:
     """Woodworth et al.'s implicit-bias potential ``Q_alpha(beta)`` (eq-flt-q-alpha).
 
-    ``Q_alpha(beta) = alpha^2 sum_i q(beta_i / alpha^2)``, ``q(z) = 2 - sqrt(4 + z^2) + z arcsinh(z/2)``.
-    For large alpha, ``Q_alpha ~ ||beta||^2 / (4 alpha^2)``; for small alpha,
-    ``Q_alpha ~ ||beta||_1 log(1/alpha^2)``.
+    ``Q_alpha(beta) = alpha^2 sum_i q(beta_i / alpha^2)``, ``q(z) = 2 - sqrt(4 + z^2) +
+    z arcsinh(z/2)``. For large alpha, ``Q_alpha ~ ||beta||^2 / (4 alpha^2)``; for small
+    alpha, ``Q_alpha ~ ||beta||_1 log(1/alpha^2)``.
 
     Args:
         beta: predictor, shape (d,).
@@ -135,15 +153,16 @@ def q_potential(beta: torch.Tensor, *, alpha: float) -> torch.Tensor:
 
 @dataclass(frozen=True)
 class DiagonalHistory:
-    """What :func:`train_diagonal` records (first step, last step, every ``record_every`` steps)."""
+    """What :func:`train_diagonal` records (first step, last step, every
+    ``record_every`` steps)."""
 
-    steps: list[int]          # the recorded step numbers
-    train_loss: list[float]   # (1/(2n)) ||X beta - y||^2
-    l1: list[float]           # ||beta||_1
-    l2: list[float]           # ||beta||_2
-    beta: torch.Tensor        # (d,) final predictor u^2 - v^2
-    u: torch.Tensor           # (d,) final positive-path weights
-    v: torch.Tensor           # (d,) final negative-path weights
+    steps: list[int]  # the recorded step numbers
+    train_loss: list[float]  # (1/(2n)) ||X beta - y||^2
+    l1: list[float]  # ||beta||_1
+    l2: list[float]  # ||beta||_2
+    beta: torch.Tensor  # (d,) final predictor u^2 - v^2
+    u: torch.Tensor  # (d,) final positive-path weights
+    v: torch.Tensor  # (d,) final negative-path weights
 
 
 def train_diagonal(
@@ -155,10 +174,11 @@ def train_diagonal(
     steps: int,
     record_every: int = 0,
 ) -> DiagonalHistory:
-    """Gradient descent on ``L = (1/(2n)) ||X (u^2 - v^2) - y||^2`` from ``u = v = alpha 1``.
+    """Gradient descent on ``L = (1/(2n)) ||X (u^2 - v^2) - y||^2`` from ``u = v = alpha
+    1``.
 
-    Gradients are in closed form (eq-flt-diagonal-gd): with ``r = X beta - y`` and
-    ``g = X^T r / n``, ``dL/du = 2 u g`` and ``dL/dv = -2 v g`` (Woodworth et al., 2020).
+    Gradients are in closed form (eq-flt-diagonal-gd): with ``r = X beta - y`` and ``g =
+    X^T r / n``, ``dL/du = 2 u g`` and ``dL/dv = -2 v g`` (Woodworth et al., 2020).
 
     Args:
         X: design, shape (n, d).
@@ -193,5 +213,12 @@ def train_diagonal(
             break
         g = X.T @ r / n  # (d,)
         u, v = u - lr * 2 * u * g, v + lr * 2 * v * g
-    return DiagonalHistory(steps=rec["t"], train_loss=rec["loss"], l1=rec["l1"], l2=rec["l2"],
-                           beta=u * u - v * v, u=u, v=v)
+    return DiagonalHistory(
+        steps=rec["t"],
+        train_loss=rec["loss"],
+        l1=rec["l1"],
+        l2=rec["l2"],
+        beta=u * u - v * v,
+        u=u,
+        v=v,
+    )

@@ -1,20 +1,22 @@
-"""Multi-view data, ensembles and knowledge distillation, at toy scale (Allen-Zhu & Li, ICLR 2023).
+"""Multi-view data, ensembles and knowledge distillation, at toy scale (Allen-Zhu & Li,
+ICLR 2023).
 
-Data (eq-mv-data). There are k classes and two *views* (features) per class, the orthonormal
-vectors v_{c,0} = e_{2c} and v_{c,1} = e_{2c+1} of R^d. An input has P = 2 P_v + P_n patches:
-P_v patches for view 0, P_v for view 1, and P_n patches of Gaussian noise N(0, sigma^2 I_d). A
-*multi-view* example of class c shows both views (weight 1 each); a *single-view* example shows
-one of them (chosen uniformly) with weight 1 and the other with the small weight rho. Every
-patch also carries a view of another class with weight gamma ("feature noise"), and the view
-patches a small Gaussian jitter.
+Data (def-mv-data). There are k classes and two *views* (features) per class, the
+orthonormal vectors v_{c,0} = e_{2c} and v_{c,1} = e_{2c+1} of R^d. An input has P = 2
+P_v + P_n patches: P_v patches for view 0, P_v for view 1, and P_n patches of Gaussian
+noise N(0, sigma^2 I_d). A *multi-view* example of class c shows both views (weight 1
+each); a *single-view* example shows one of them (chosen uniformly) with weight 1 and
+the other with the small weight rho. Every patch also carries a view of another class
+with weight gamma ("feature noise"), and the view patches a small Gaussian jitter.
 
-Model (eq-mv-model). F_c(x) = sum_{r=1}^m sum_{p=1}^P srelu(<w_{c,r}, x_p>), with the smoothed
-ReLU srelu(z) = 0 for z <= 0, z^q / (q t^{q-1}) for 0 < z <= t and z - (1 - 1/q) t for z > t.
-Trained by full-batch gradient descent on the cross-entropy of softmax(F) from w ~ N(0, s0^2 I),
-or, for distillation, on the cross-entropy with a teacher's tempered soft labels.
+Model (eq-mv-model). F_c(x) = sum_{r=1}^m sum_{p=1}^P srelu(<w_{c,r}, x_p>), with the
+smoothed ReLU srelu(z) = 0 for z <= 0, z^q / (q t^{q-1}) for 0 < z <= t and z - (1 -
+1/q) t for z > t. Trained by full-batch gradient descent on the cross-entropy of
+softmax(F) from w ~ N(0, s0^2 I), or, for distillation, on the cross-entropy with a
+teacher's tempered soft labels.
 
-Every function works on a batch of E independent models (leading dimension E of the weights
-W, shape (E, k, m, d)), so an ensemble trains in one set of tensor operations.
+Every function works on a batch of E independent models (leading dimension E of the
+weights W, shape (E, k, m, d)), so an ensemble trains in one set of tensor operations.
 """
 
 from __future__ import annotations
@@ -40,17 +42,22 @@ __all__ = [
 
 @dataclass(frozen=True)
 class MultiViewData:
-    """Parameters of the multi-view data distribution (eq-mv-data)."""
+    """Parameters of the multi-view data distribution (def-mv-data)."""
 
-    k: int = 4               # number of classes
-    d: int = 500             # patch dimension; views are the basis vectors e_0, ..., e_{2k-1}
-    view_patches: int = 2    # number of patches carrying each of the two views, P_v
-    noise_patches: int = 2   # number of pure-noise patches, P_n
-    single_view: float = 0.2  # probability that an example shows only one of its two views
-    sigma: float = 0.15      # standard deviation of every coordinate of a noise patch
-    gamma: float = 0.2       # weight of the feature noise (another class's view) in every patch
-    rho: float = 0.1         # weight of the missing view in a single-view example
-    jitter: float = 0.02     # standard deviation of the Gaussian jitter on the view patches
+    k: int = 4  # number of classes
+    # patch dimension; views are the basis vectors e_0, ..., e_{2k-1}
+    d: int = 500
+    view_patches: int = 2  # number of patches carrying each of the two views, P_v
+    noise_patches: int = 2  # number of pure-noise patches, P_n
+    # probability that an example shows only one of its two views
+    single_view: float = 0.2
+    sigma: float = 0.15  # standard deviation of every coordinate of a noise patch
+    gamma: float = (
+        0.2  # weight of the feature noise (another class's view) in every patch
+    )
+    rho: float = 0.1  # weight of the missing view in a single-view example
+    # standard deviation of the Gaussian jitter on the view patches
+    jitter: float = 0.02
 
     def __post_init__(self) -> None:
         check_int(self.k, "k", min_value=2)
@@ -75,14 +82,17 @@ class MultiViewData:
 class MultiViewSample:
     """Examples drawn by :func:`sample_multiview`."""
 
-    X: torch.Tensor       # (n, P, d) patches
-    y: torch.Tensor       # (n,) classes in {0, ..., k-1}
+    X: torch.Tensor  # (n, P, d) patches
+    y: torch.Tensor  # (n,) classes in {0, ..., k-1}
     single: torch.Tensor  # (n,) bool, True for a single-view example
-    view: torch.Tensor    # (n,) the view a single-view example shows (0 or 1; unused otherwise)
+    # (n,) the view a single-view example shows (0 or 1; unused otherwise)
+    view: torch.Tensor
 
 
-def sample_multiview(cfg: MultiViewData, n: int, *, generator: torch.Generator) -> MultiViewSample:
-    """Draw n examples of the multi-view distribution (eq-mv-data), on the CPU.
+def sample_multiview(
+    cfg: MultiViewData, n: int, *, generator: torch.Generator
+) -> MultiViewSample:
+    """Draw n examples of the multi-view distribution (def-mv-data), on the CPU.
 
     Args:
         cfg: the data parameters.
@@ -100,21 +110,28 @@ def sample_multiview(cfg: MultiViewData, n: int, *, generator: torch.Generator) 
     y = torch.randint(0, k, (n,), generator=generator)
     single = torch.rand(n, generator=generator) < cfg.single_view
     view = torch.randint(0, 2, (n,), generator=generator)
-    X = torch.zeros(n, cfg.patches, cfg.d)                                    # (n, P, d)
-    X[:, 2 * Pv :] = cfg.sigma * torch.randn(n, cfg.noise_patches, cfg.d, generator=generator)
-    for l in (0, 1):                                                          # the two views
-        weight = torch.where(single & (view != l), cfg.rho, 1.0)              # (n,)
+    # (n, P, d)
+    X = torch.zeros(n, cfg.patches, cfg.d)
+    X[:, 2 * Pv :] = cfg.sigma * torch.randn(
+        n, cfg.noise_patches, cfg.d, generator=generator
+    )
+    # the two views
+    for l in (0, 1):
+        weight = torch.where(single & (view != l), cfg.rho, 1.0)  # (n,)
         X[:, l * Pv : (l + 1) * Pv] += weight[:, None, None] * V[y, l][:, None]
     other = torch.randint(0, k - 1, (n, cfg.patches), generator=generator)
-    other = other + (other >= y[:, None]).long()                              # another class
+    # another class
+    other = other + (other >= y[:, None]).long()
     other_view = torch.randint(0, 2, (n, cfg.patches), generator=generator)
-    X += cfg.gamma * V[other, other_view]                                     # feature noise
+    # feature noise
+    X += cfg.gamma * V[other, other_view]
     X[:, : 2 * Pv] += cfg.jitter * torch.randn(n, 2 * Pv, cfg.d, generator=generator)
     return MultiViewSample(X=X, y=y, single=single, view=view)
 
 
 def smoothed_relu(z: torch.Tensor, *, q: int, threshold: float) -> torch.Tensor:
-    """Allen-Zhu & Li's smoothed ReLU: 0, then z^q / (q t^{q-1}) up to t, then z - (1 - 1/q) t.
+    """Allen-Zhu & Li's smoothed ReLU: 0, then z^q / (q t^{q-1}) up to t, then z - (1 -
+    1/q) t.
 
     Args:
         z: pre-activations, any shape.
@@ -132,9 +149,15 @@ def smoothed_relu(z: torch.Tensor, *, q: int, threshold: float) -> torch.Tensor:
 
 
 def init_models(
-    cfg: MultiViewData, *, models: int, width: int, sigma0: float, generator: torch.Generator
+    cfg: MultiViewData,
+    *,
+    models: int,
+    width: int,
+    sigma0: float,
+    generator: torch.Generator,
 ) -> torch.Tensor:
-    """Independent Gaussian initialisations w_{c,r} ~ N(0, sigma0^2 I) of E models, on the CPU.
+    """Independent Gaussian initialisations w_{c,r} ~ N(0, sigma0^2 I) of E models, on
+    the CPU.
 
     Args:
         cfg: the data parameters (for k and d).
@@ -157,14 +180,18 @@ def multiview_logits(
     """Logits F_c(x) = sum_r sum_p srelu(<w_{c,r}, x_p>) of E models (eq-mv-model).
 
     Args:
-        W: weights, (E, k, m, d). X: patches, (n, P, d). q, threshold: of :func:`smoothed_relu`.
+        W: weights, (E, k, m, d). X: patches, (n, P, d). q, threshold: of
+            :func:`smoothed_relu`.
 
     Returns:
         Logits, (E, n, k).
     """
     check_tensor(W, "W", ndim=4, floating=True, shape_doc="(E, k, m, d)")
-    check_tensor(X, "X", shape=(None, None, W.shape[-1]), floating=True, shape_doc="(n, P, d)")
-    z = torch.einsum("ekmd,npd->enkmp", W, X)                                  # (E, n, k, m, P)
+    check_tensor(
+        X, "X", shape=(None, None, W.shape[-1]), floating=True, shape_doc="(n, P, d)"
+    )
+    # (E, n, k, m, P)
+    z = torch.einsum("ekmd,npd->enkmp", W, X)
     return smoothed_relu(z, q=q, threshold=threshold).sum(dim=(3, 4))
 
 
@@ -172,25 +199,34 @@ def multiview_logits(
 class MultiViewHistory:
     """What :func:`train_models` returns."""
 
-    W: torch.Tensor            # (E, k, m, d) final weights
-    train_loss: list[float]    # mean over models of the training loss, at every step
-    train_acc: torch.Tensor    # (E,) final training accuracy of each model
+    W: torch.Tensor  # (E, k, m, d) final weights
+    train_loss: list[float]  # mean over models of the training loss, at every step
+    train_acc: torch.Tensor  # (E,) final training accuracy of each model
 
 
 def train_models(
-    W0: torch.Tensor, data: MultiViewSample, *, q: int, threshold: float, lr: float,
-    steps: int, teacher_logits: torch.Tensor | None = None, temperature: float = 1.0,
+    W0: torch.Tensor,
+    data: MultiViewSample,
+    *,
+    q: int,
+    threshold: float,
+    lr: float,
+    steps: int,
+    teacher_logits: torch.Tensor | None = None,
+    temperature: float = 1.0,
 ) -> MultiViewHistory:
-    """Full-batch GD for E models at once, on labels or on a teacher's soft labels (eq-mv-kd).
+    """Full-batch GD for E models at once, on labels or on a teacher's soft labels
+    (eq-mv-kd).
 
-    Without a teacher, the loss of each model is the mean cross-entropy of softmax(F(x)) against
-    the labels. With ``teacher_logits`` G (n, k), it is the distillation loss
-    ``-T^2 mean_x sum_c softmax(G(x)/T)_c log softmax(F(x)/T)_c`` (Hinton et al., 2015) with
-    ``T = temperature``.
+    Without a teacher, the loss of each model is the mean cross-entropy of softmax(F(x))
+    against the labels. With ``teacher_logits`` G (n, k), it is the distillation loss
+    ``-T^2 mean_x sum_c softmax(G(x)/T)_c log softmax(F(x)/T)_c`` (Hinton et al., 2015)
+    with ``T = temperature``.
 
     Args:
         W0: initial weights, (E, k, m, d). data: the training set.
-        q, threshold: of :func:`smoothed_relu`. lr: step size > 0. steps: number of steps >= 1.
+        q, threshold: of :func:`smoothed_relu`. lr: step size > 0. steps: number of
+            steps >= 1.
         teacher_logits: optional teacher logits on ``data.X``, (n, k) for all models or
             (E, n, k), one teacher per model.
         temperature: T > 0 of the distillation loss.
@@ -208,34 +244,52 @@ def train_models(
     if teacher_logits is not None:
         check_tensor(teacher_logits, "teacher_logits", floating=True)
         if tuple(teacher_logits.shape) not in ((n, k), (E, n, k)):
-            raise ValueError(f"teacher_logits must have shape (n, k) = ({n}, {k}) or "
-                             f"(E, n, k), got {tuple(teacher_logits.shape)}")
-        target = torch.softmax(teacher_logits.to(W0) / T, dim=-1)             # (E?, n, k)
+            raise ValueError(
+                f"teacher_logits must have shape (n, k) = ({n}, {k}) or "
+                f"(E, n, k), got {tuple(teacher_logits.shape)}"
+            )
+        # (E?, n, k)
+        target = torch.softmax(teacher_logits.to(W0) / T, dim=-1)
     W = W0.detach().clone().requires_grad_(True)
     X, y = data.X.to(W0), data.y.to(W0.device)
     losses = []
     for _ in range(steps):
-        logits = multiview_logits(W, X, q=q, threshold=threshold)              # (E, n, k)
+        # (E, n, k)
+        logits = multiview_logits(W, X, q=q, threshold=threshold)
         if teacher_logits is None:
-            per_model = torch.nn.functional.cross_entropy(
-                logits.reshape(E * n, k), y.repeat(E), reduction="none").view(E, n).mean(1)
+            per_model = (
+                torch.nn.functional.cross_entropy(
+                    logits.reshape(E * n, k), y.repeat(E), reduction="none"
+                )
+                .view(E, n)
+                .mean(1)
+            )
         else:
-            per_model = -(target * torch.log_softmax(logits / T, -1)).sum(-1).mean(1) * T**2
-        (grad,) = torch.autograd.grad(per_model.sum(), W)                      # models: separate
+            per_model = (
+                -(target * torch.log_softmax(logits / T, -1)).sum(-1).mean(1) * T**2
+            )
+        # models: separate
+        (grad,) = torch.autograd.grad(per_model.sum(), W)
         with torch.no_grad():
             W -= lr * grad
         losses.append(per_model.mean().item())
     W = W.detach()
     with torch.no_grad():
-        acc = (multiview_logits(W, X, q=q, threshold=threshold).argmax(-1) == y).float().mean(1)
+        acc = (
+            (multiview_logits(W, X, q=q, threshold=threshold).argmax(-1) == y)
+            .float()
+            .mean(1)
+        )
     return MultiViewHistory(W=W, train_loss=losses, train_acc=acc)
 
 
 def view_strengths(W: torch.Tensor) -> torch.Tensor:
-    """How strongly each model has learned each view: S[e, c, l] = max_r <w_{c,r}, v_{c,l}>.
+    """How strongly each model has learned each view: S[e, c, l] = max_r <w_{c,r},
+    v_{c,l}>.
 
     Args:
-        W: weights, (E, k, m, d), with the views v_{c,l} = e_{2c+l} of :class:`MultiViewData`.
+        W: weights, (E, k, m, d), with the views v_{c,l} = e_{2c+l} of
+            :class:`MultiViewData`.
 
     Returns:
         S of shape (E, k, 2).
@@ -244,6 +298,7 @@ def view_strengths(W: torch.Tensor) -> torch.Tensor:
     E, k, m, d = W.shape
     if d < 2 * k:
         raise ValueError(f"W must have d >= 2k = {2 * k}, got d = {d}")
-    own = W[..., : 2 * k].view(E, k, m, k, 2)                                  # <w_{c,r}, v_{c',l}>
+    own = W[..., : 2 * k].view(E, k, m, k, 2)  # <w_{c,r}, v_{c',l}>
     idx = torch.arange(k)
-    return own[:, idx, :, idx, :].permute(1, 0, 2, 3).amax(dim=2)             # (E, k, 2)
+    # (E, k, 2)
+    return own[:, idx, :, idx, :].permute(1, 0, 2, 3).amax(dim=2)

@@ -3,14 +3,17 @@
 One module per piece, all re-exported here, so ``from flt_lib.flt import ntk`` and
 ``ntk.arccos_ntk(...)`` work as before the split:
 
-- :mod:`~flt_lib.flt.ntk.data`: the teacher-neuron task on the sphere (``single_index_data``);
-- :mod:`~flt_lib.flt.ntk.shallow`: the two-layer ReLU network in the NTK parameterisation, its
-  Jacobian and empirical NTK (``two_layer``, ``ntk_features``, ``empirical_ntk``, ...);
+- :mod:`~flt_lib.flt.ntk.data`: the teacher-neuron task on the sphere
+  (``single_index_data``);
+- :mod:`~flt_lib.flt.ntk.shallow`: the two-layer ReLU network in the NTK
+  parameterisation, its Jacobian and empirical NTK (``two_layer``, ``ntk_features``,
+  ``empirical_ntk``, ...);
 - :mod:`~flt_lib.flt.ntk.deep`: the depth-L ReLU network and its empirical NTK;
-- :mod:`~flt_lib.flt.ntk.kernels`: infinite-width kernels (``kappa``, ``arccos_ntk``, the
-  depth-L recursion ``relu_ntk``), kernel regression and kernel gradient descent. The Bayesian
-  appendix reuses these;
-- :mod:`~flt_lib.flt.ntk.lazy`: the alpha-scaled model of Chizat et al. (``train_alpha``);
+- :mod:`~flt_lib.flt.ntk.kernels`: infinite-width kernels (``kappa``, ``arccos_ntk``,
+  the depth-L recursion ``relu_ntk``), kernel regression and kernel gradient descent.
+  The Bayesian appendix reuses these;
+- :mod:`~flt_lib.flt.ntk.lazy`: the alpha-scaled model of Chizat et al.
+  (``train_alpha``);
 - :mod:`~flt_lib.flt.ntk.occam`: quantisation and the Occam bound of Section 7.1.
 """
 

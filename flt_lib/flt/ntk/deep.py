@@ -1,10 +1,12 @@
-"""A deep ReLU network in the NTK parameterisation and its empirical NTK (eq-flt-deep-net).
+"""A deep ReLU network in the NTK parameterisation and its empirical NTK
+(eq-flt-deep-net).
 
-    h_1 = W_1 x,   h_l = m^{-1/2} W_l relu(h_{l-1})  (l = 2, ..., L-1),   f(x) = m^{-1/2} w_L . relu(h_{L-1}),
+    h_1 = W_1 x,   h_l = m^{-1/2} W_l relu(h_{l-1})  (l = 2, ..., L-1),
+    f(x) = m^{-1/2} w_L . relu(h_{L-1}),
 
-with every weight i.i.d. N(0, 1), all layers trained, and no biases; W_1: (m, d), W_l: (m, m),
-w_L: (m,). For L = 2 this is the two-layer network :func:`two_layer`. Its infinite-width NTK is
-:func:`relu_ntk` (Jacot et al., 2018).
+with every weight i.i.d. N(0, 1), all layers trained, and no biases; W_1: (m, d), W_l:
+(m, m), w_L: (m,). For L = 2 this is the two-layer network :func:`two_layer`. Its
+infinite-width NTK is :func:`relu_ntk` (Jacot et al., 2018).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from flt_lib._validate import check_generator, check_int, check_tensor
 __all__ = ["deep_empirical_ntk", "deep_relu_net", "init_deep"]
 
 
-def init_deep(d: int, m: int, *, depth: int, generator: torch.Generator) -> list[torch.Tensor]:
+def init_deep(
+    d: int, m: int, *, depth: int, generator: torch.Generator
+) -> list[torch.Tensor]:
     """Standard Gaussian weights of the depth-L network, on the CPU.
 
     Args:
@@ -36,17 +40,30 @@ def init_deep(d: int, m: int, *, depth: int, generator: torch.Generator) -> list
     return [torch.randn(*s, generator=generator) for s in shapes]
 
 
-def _check_weights(X: torch.Tensor, weights: list[torch.Tensor], name: str = "X") -> None:
+def _check_weights(
+    X: torch.Tensor, weights: list[torch.Tensor], name: str = "X"
+) -> None:
     if not isinstance(weights, (list, tuple)) or len(weights) < 2:
-        raise TypeError("weights must be a list [W_1, ..., w_L] of at least 2 tensors "
-                        f"(see init_deep), got {type(weights).__name__}")
+        raise TypeError(
+            "weights must be a list [W_1, ..., w_L] of at least 2 tensors "
+            f"(see init_deep), got {type(weights).__name__}"
+        )
     m = weights[-1].shape[0] if isinstance(weights[-1], torch.Tensor) else None
     check_tensor(weights[0], "weights[0]", ndim=2, floating=True, shape_doc="(m, d)")
     for i, W in enumerate(weights[1:-1], start=1):
-        check_tensor(W, f"weights[{i}]", shape=(m, m), floating=True, shape_doc="(m, m)")
-    check_tensor(weights[-1], f"weights[{len(weights) - 1}]", ndim=1, floating=True,
-                 shape_doc="(m,)")
-    check_tensor(X, name, shape=(None, weights[0].shape[1]), floating=True, shape_doc="(n, d)")
+        check_tensor(
+            W, f"weights[{i}]", shape=(m, m), floating=True, shape_doc="(m, m)"
+        )
+    check_tensor(
+        weights[-1],
+        f"weights[{len(weights) - 1}]",
+        ndim=1,
+        floating=True,
+        shape_doc="(m,)",
+    )
+    check_tensor(
+        X, name, shape=(None, weights[0].shape[1]), floating=True, shape_doc="(n, d)"
+    )
 
 
 def _forward(X: torch.Tensor, weights: list[torch.Tensor]) -> tuple[list, list]:
@@ -54,7 +71,7 @@ def _forward(X: torch.Tensor, weights: list[torch.Tensor]) -> tuple[list, list]:
     m = weights[-1].shape[0]
     acts, pres = [X], []
     for l, W in enumerate(weights[:-1]):
-        h = acts[-1] @ W.T / (1.0 if l == 0 else math.sqrt(m))           # (n, m)
+        h = acts[-1] @ W.T / (1.0 if l == 0 else math.sqrt(m))  # (n, m)
         pres.append(h)
         acts.append(torch.relu(h))
     return pres, acts
@@ -78,11 +95,12 @@ def deep_relu_net(X: torch.Tensor, weights: list[torch.Tensor]) -> torch.Tensor:
 def deep_empirical_ntk(
     X1: torch.Tensor, X2: torch.Tensor, weights: list[torch.Tensor]
 ) -> torch.Tensor:
-    """Empirical NTK of :func:`deep_relu_net`, summed layer by layer without the Jacobian.
+    """Empirical NTK of :func:`deep_relu_net`, summed layer by layer without the
+    Jacobian.
 
-    A layer h = c W a (c its scale) contributes ``c^2 (B B'^T) * (A A'^T)`` to K, where B holds
-    the derivatives df/dh and A the layer inputs of the two sets of points; the last layer
-    contributes ``(A A'^T) / m``.
+    A layer h = c W a (c its scale) contributes ``c^2 (B B'^T) * (A A'^T)`` to K, where
+    B holds the derivatives df/dh and A the layer inputs of the two sets of points; the
+    last layer contributes ``(A A'^T) / m``.
 
     Args:
         X1: inputs, shape (n1, d). X2: inputs, shape (n2, d).
@@ -97,15 +115,20 @@ def deep_empirical_ntk(
     per_set = []
     for X in (X1, X2):
         pres, acts = _forward(X, weights)
-        b = (pres[-1] > 0).to(X) * weights[-1] / math.sqrt(m)           # (n, m) df/dh_{L-1}
+        # (n, m) df/dh_{L-1}
+        b = (pres[-1] > 0).to(X) * weights[-1] / math.sqrt(m)
         grads = [b]
-        for l in range(len(weights) - 2, 0, -1):                          # back to df/dh_1
+        # back to df/dh_1
+        for l in range(len(weights) - 2, 0, -1):
             b = (b @ weights[l] / math.sqrt(m)) * (pres[l - 1] > 0).to(X)
             grads.append(b)
-        per_set.append((acts, grads[::-1]))                               # grads[l]: df/dh_{l+1}
+        # grads[l]: df/dh_{l+1}
+        per_set.append((acts, grads[::-1]))
     (acts1, b1), (acts2, b2) = per_set
-    K = acts1[-1] @ acts2[-1].T / m                                       # last layer w_L
-    for l in range(len(weights) - 1):                                     # layers W_1 .. W_{L-1}
+    # last layer w_L
+    K = acts1[-1] @ acts2[-1].T / m
+    # layers W_1 .. W_{L-1}
+    for l in range(len(weights) - 1):
         scale = 1.0 if l == 0 else 1.0 / m
         K = K + scale * (b1[l] @ b2[l].T) * (acts1[l] @ acts2[l].T)
     return K

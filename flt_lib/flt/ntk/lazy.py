@@ -1,4 +1,5 @@
-"""Lazy versus rich training: the alpha-scaled model of Chizat, Oyallon & Bach (2019)."""
+"""Lazy versus rich training: the alpha-scaled model of Chizat, Oyallon & Bach
+(2019)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ __all__ = ["AlphaHistory", "feature_alignment", "train_alpha"]
 
 
 def feature_alignment(W: torch.Tensor, w_star: torch.Tensor) -> float:
-    """Fraction of the first layer's energy along the teacher direction (eq-flt-feature-alignment).
+    """Fraction of the first layer's energy along the teacher direction
+    (eq-flt-feature-alignment).
 
-    ``A(W) = ||W w*||^2 / ||W||_F^2``: about ``1/d`` for rows drawn isotropically, and 1 when every
-    row is parallel to w*.
+    ``A(W) = ||W w*||^2 / ||W||_F^2``: about ``1/d`` for rows drawn isotropically, and 1
+    when every row is parallel to w*.
 
     Args:
         W: first-layer weights, shape (m, d).
@@ -33,15 +35,17 @@ def feature_alignment(W: torch.Tensor, w_star: torch.Tensor) -> float:
 
 @dataclass(frozen=True)
 class AlphaHistory:
-    """What :func:`train_alpha` records (first step, last step, every ``record_every`` steps)."""
+    """What :func:`train_alpha` records (first step, last step, every ``record_every``
+    steps)."""
 
-    steps: list[int]             # the recorded step numbers
-    train_loss: list[float]      # mean of (f - y)^2 / 2 on the training set
-    rel_move: list[float]        # ||theta_t - theta_0|| / ||theta_0||
-    test_mse: list[float]        # mean (f - y)^2 on the test set ([] if no test set was given)
-    alignment: list[float]       # feature_alignment(W_t, w*) ([] if no w* was given)
-    W: torch.Tensor              # (m, d) final first layer
-    a: torch.Tensor              # (m,) final second layer
+    steps: list[int]  # the recorded step numbers
+    train_loss: list[float]  # mean of (f - y)^2 / 2 on the training set
+    rel_move: list[float]  # ||theta_t - theta_0|| / ||theta_0||
+    # mean (f - y)^2 on the test set ([] if no test set was given)
+    test_mse: list[float]
+    alignment: list[float]  # feature_alignment(W_t, w*) ([] if no w* was given)
+    W: torch.Tensor  # (m, d) final first layer
+    a: torch.Tensor  # (m,) final second layer
     test_pred: torch.Tensor | None  # (n_test,) final test predictions, or None
 
 
@@ -61,10 +65,10 @@ def train_alpha(
 ) -> AlphaHistory:
     """Full-batch gradient descent on the alpha-scaled model (eq-flt-alpha-model).
 
-    The model is ``f(x) = alpha (h(x; W, a) - h(x; W0, a0))`` (zero at initialisation) and the
-    loss ``L = (1 / (2 n alpha^2)) sum_i (f(x_i) - y_i)^2`` (Chizat, Oyallon & Bach, 2019). Large
-    alpha gives lazy training, small alpha rich training; ``alpha = 1`` is the plain
-    NTK-parameterised net with its initial function subtracted.
+    The model is ``f(x) = alpha (h(x; W, a) - h(x; W0, a0))`` (zero at initialisation)
+    and the loss ``L = (1 / (2 n alpha^2)) sum_i (f(x_i) - y_i)^2`` (Chizat, Oyallon &
+    Bach, 2019). Large alpha gives lazy training, small alpha rich training; ``alpha =
+    1`` is the plain NTK-parameterised net with its initial function subtracted.
 
     Args:
         X: training inputs, shape (n, d).
@@ -89,12 +93,21 @@ def train_alpha(
     steps = check_int(steps, "steps", min_value=1)
     record_every = check_int(record_every, "record_every", min_value=0)
     if (X_test is None) != (y_test is None):
-        raise ValueError("X_test and y_test must be given together, got only one of them")
+        raise ValueError(
+            "X_test and y_test must be given together, got only one of them"
+        )
     if X_test is not None:
         check_params(X_test, W0, a0, "X_test")
-        check_tensor(y_test, "y_test", shape=(X_test.shape[0],), floating=True,
-                     shape_doc="(n_test,)")
-    W, a = W0.detach().clone().requires_grad_(True), a0.detach().clone().requires_grad_(True)
+        check_tensor(
+            y_test,
+            "y_test",
+            shape=(X_test.shape[0],),
+            floating=True,
+            shape_doc="(n_test,)",
+        )
+    W, a = W0.detach().clone().requires_grad_(True), a0.detach().clone().requires_grad_(
+        True
+    )
     with torch.no_grad():
         h0 = two_layer(X, W0, a0)  # (n,)
         h0_test = two_layer(X_test, W0, a0) if X_test is not None else None
@@ -125,6 +138,13 @@ def train_alpha(
     if X_test is not None:
         with torch.no_grad():
             test_pred = alpha * (two_layer(X_test, W, a) - h0_test)
-    return AlphaHistory(steps=rec["t"], train_loss=rec["loss"], rel_move=rec["move"],
-                        test_mse=rec["mse"], alignment=rec["align"], W=W, a=a,
-                        test_pred=test_pred)
+    return AlphaHistory(
+        steps=rec["t"],
+        train_loss=rec["loss"],
+        rel_move=rec["move"],
+        test_mse=rec["mse"],
+        alignment=rec["align"],
+        W=W,
+        a=a,
+        test_pred=test_pred,
+    )

@@ -1,4 +1,5 @@
-"""The uniform-convergence baseline: a quantised network class and the Occam (finite-class) bound."""
+"""The uniform-convergence baseline: a quantised network class and the Occam
+(finite-class) bound."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ __all__ = ["occam_bound", "quantise"]
 
 
 def quantise(t: torch.Tensor, *, bits: int, radius: float) -> torch.Tensor:
-    """Round every entry to the nearest of ``2^bits`` equally spaced levels in ``[-radius, radius]``.
+    """Round every entry to the nearest of ``2^bits`` equally spaced levels in
+    ``[-radius, radius]``.
 
-    The grid is fixed before any data is seen, so a quantised network belongs to a finite
-    class of at most ``2^(bits * P)`` functions (``P`` numbers quantised).
+    The grid is fixed before any data is seen, so a quantised network belongs to a
+    finite class of at most ``2^(bits * P)`` functions (``P`` numbers quantised).
 
     Args:
         t: tensor to quantise, any shape.
@@ -35,12 +37,14 @@ def quantise(t: torch.Tensor, *, bits: int, radius: float) -> torch.Tensor:
 def occam_bound(
     n_params: int, *, bits: int, n: int, delta: float, loss_range: float = 1.0
 ) -> float:
-    """Uniform-convergence (Occam / finite-class) bound on the generalisation gap (eq-flt-occam).
+    """Uniform-convergence (Occam / finite-class) bound on the generalisation gap
+    (eq-flt-occam).
 
     For a class of at most ``2^(bits * n_params)`` functions and a loss with values in
-    ``[0, loss_range]``, Hoeffding's inequality and a union bound give, with probability at least
-    ``1 - delta`` over ``n`` i.i.d. samples, simultaneously for every function in the class,
-    ``risk <= empirical risk + loss_range * sqrt((bits * n_params * ln 2 + ln(1/delta)) / (2 n))``.
+    ``[0, loss_range]``, Hoeffding's inequality and a union bound give, with probability
+    at least ``1 - delta`` over ``n`` i.i.d. samples, simultaneously for every function
+    in the class, ``risk <= empirical risk + loss_range * sqrt((bits * n_params * ln 2 +
+    ln(1/delta)) / (2 n))``.
 
     Args:
         n_params: number of quantised parameters ``P >= 1``.
@@ -59,4 +63,6 @@ def occam_bound(
     if delta >= 1.0:
         raise ValueError(f"delta must be < 1, got {delta}")
     loss_range = check_real(loss_range, "loss_range", min_value=0.0, strict_min=True)
-    return loss_range * math.sqrt((bits * n_params * math.log(2) + math.log(1 / delta)) / (2 * n))
+    return loss_range * math.sqrt(
+        (bits * n_params * math.log(2) + math.log(1 / delta)) / (2 * n)
+    )
