@@ -15,4 +15,11 @@ ntk``:
 - ``multiview``: multi-view data, ensembles and knowledge distillation.
 """
 
-__all__ = ["benign_cnn", "diagonal", "multiview", "ntk", "sparse_coding", "token_selection"]
+__all__ = [
+    "benign_cnn",
+    "diagonal",
+    "multiview",
+    "ntk",
+    "sparse_coding",
+    "token_selection",
+]

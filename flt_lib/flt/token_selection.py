@@ -19,10 +19,10 @@ classes have equal sizes and the ceil(eta n) label flips are split evenly betwee
 SNR = mu / (sigma sqrt(d)).
 
 Training: full-batch gradient descent on the mean logistic loss from p = 0 and W drawn
-from PyTorch's default initialisation of a (d, d) parameter, ``kaiming_uniform_(a=sqrt(5))``,
-which is U(-1/sqrt(d), 1/sqrt(d)). The older choices of this module (W = I, random
-labels, no x_3) remain available as options (``init="identity"``, ``balanced=False``,
-``opposite_token=False``).
+from PyTorch's default initialisation of a (d, d) parameter,
+``kaiming_uniform_(a=sqrt(5))``, which is U(-1/sqrt(d), 1/sqrt(d)). The older choices of
+this module (W = I, random labels, no x_3) remain available as options
+(``init="identity"``, ``balanced=False``, ``opposite_token=False``).
 
 Gradient descent never leaves the span of the training tokens (eq-ts-token-space): with
 the N = nT training tokens stacked in Z (N, d), p_t = W_0^T Z^T a_t and W_t = (I - lr
@@ -210,7 +210,7 @@ def sample(
     else:
         y_clean = (torch.randint(0, 2, (n,), generator=generator) * 2 - 1).float()
     # (n, T, d): noise
-    X = cfg.sigma * torch.randn(n, cfg.T, cfg.d, generator=generator)
+    X = torch.randn(n, cfg.T, cfg.d, generator=generator).mul_(cfg.sigma)
     if not cfg.balanced:
         flipped[torch.randperm(n, generator=generator)[:n_flip]] = True
     own = torch.where(y_clean[:, None] == 1, mu_plus, mu_minus)  # (n, d)
@@ -445,8 +445,10 @@ def train(
     W0U = W0 @ U  # (d, N)
     # (N, N) each
     K, H = Z @ Z.T, Z @ W0U
-    # (N_te, N) each
-    K_te, H_te = Z_te @ Z.T, Z_te @ W0U
+    # (N_te, N) each: the test logits Z_te q = H_te a - lr K_te C H a, from one GEMM
+    H_te, K_te = (
+        P.contiguous() for P in (Z_te @ torch.cat([W0U, Z.T], dim=1)).split(n * T, 1)
+    )
     # (n, T), (n_te, T)
     v, v_te = (X @ nu), (test_set.X @ nu)
     a = torch.zeros(n * T, dtype=dtype, device=device)
@@ -459,8 +461,8 @@ def train(
         s = torch.softmax(token_logits(a, C, H, K, lr=lr).view(n, T), dim=-1)  # (n, T)
         f, c = _logit_grad(s, v, y)
         if t % record_every == 0 or t == steps:
-            CHa = C @ (H @ a)  # (N,)
-            s_te = torch.softmax((H_te @ a - lr * (K_te @ CHa)).view(-1, T), dim=-1)
+            z_te = H_te @ a - lr * (K_te @ (C @ (H @ a)))  # (N_te,) = Z_te W p
+            s_te = torch.softmax(z_te.view(-1, T), dim=-1)  # (n_te, T)
             f_te = (s_te * v_te).sum(dim=-1)  # (n_te,)
             fit = torch.sign(f) == y  # (n,)
             rec["t"].append(t)
