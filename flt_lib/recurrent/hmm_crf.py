@@ -115,7 +115,7 @@ def chain_log_partition(
 def chain_viterbi(
     unary: torch.Tensor, pairwise: torch.Tensor, start: torch.Tensor | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The best labelling arg max_y s(y) and its score, by the Viterbi recursion (eq-rnn-viterbi).
+    """The best labelling arg max_y s(y) and its score, by the Viterbi recursion (prop-rnn-forward-viterbi).
 
     delta_t[j] = unary_t[j] + max_i (delta_{t-1}[i] + pairwise[i, j]); back-pointers record the
     arg max, and the best path is read backwards from arg max_j delta_n[j].

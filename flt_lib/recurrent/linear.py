@@ -1,7 +1,7 @@
 """Linear recurrences: diagonalisation, the parallel scan, the LRU and Mamba's gating (Section 4.4).
 
 A *diagonal linear recurrence* is z_t = a_t * z_{t-1} + u_t, elementwise over a state of width
-N (eq-rnn-diag-recurrence). Because the map z -> a z + u is affine, composing two steps gives
+N (prop-rnn-associative). Because the map z -> a z + u is affine, composing two steps gives
 another affine map, and composition is associative: that is what lets a scan compute all T
 states in far fewer than T sequential steps (Blelloch 1990; Martin & Cundy 2018).
 
@@ -75,7 +75,7 @@ def _scan_args(
 
 
 def scan_loop(a: torch.Tensor, u: torch.Tensor, z0: torch.Tensor | None = None) -> torch.Tensor:
-    """All states of z_t = a_t * z_{t-1} + u_t by the sequential loop (eq-rnn-diag-recurrence).
+    """All states of z_t = a_t * z_{t-1} + u_t by the sequential loop (prop-rnn-associative).
 
     Args:
         a: decays, broadcastable to ``u``: (N,) for a time-invariant recurrence, (..., T, N) else.
@@ -346,7 +346,7 @@ def selective_scalar_ssm(x: torch.Tensor, u: torch.Tensor, *, A: float = -1.0, B
 
 
 def mingru(h_tilde: torch.Tensor, g: torch.Tensor, z0: torch.Tensor | None = None) -> torch.Tensor:
-    """Feng et al.'s minGRU recurrence z_t = (1 - sigma(g_t)) z_{t-1} + sigma(g_t) h~_t (eq-rnn-mingru).
+    """Feng et al.'s minGRU recurrence z_t = (1 - sigma(g_t)) z_{t-1} + sigma(g_t) h~_t (rem-rnn-lru-mingru).
 
     The gate sigma(g_t) depends on the input only, never on z_{t-1}, so the recurrence is linear
     in z and runs as a scan. (Seed 001's "LRU" is this form with sigma and 1 - sigma swapped.)
