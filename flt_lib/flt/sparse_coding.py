@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import torch
 
 from flt_lib._validate import check_generator, check_int, check_real, check_tensor
+from flt_lib.rng import random_orthogonal
 
 __all__ = [
     "SparseCodingConfig",
@@ -73,8 +74,9 @@ class SparseCodingConfig:
 
 
 def random_dictionary(d: int, *, generator: torch.Generator) -> torch.Tensor:
-    """A uniformly random orthogonal dictionary (QR of a Gaussian matrix,
-    sign-corrected).
+    """A uniformly (Haar) random orthogonal dictionary, in float32.
+
+    :func:`flt_lib.rng.random_orthogonal` with ``rows = cols = d``.
 
     Args:
         d: dimension, d >= 1.
@@ -84,12 +86,7 @@ def random_dictionary(d: int, *, generator: torch.Generator) -> torch.Tensor:
         M of shape (d, d) with orthonormal columns M_j = M[:, j].
     """
     d = check_int(d, "d", min_value=1)
-    check_generator(generator)
-    A = torch.randn(d, d, generator=generator)  # (d, d)
-    Q, R = torch.linalg.qr(A)
-    return Q * torch.sign(torch.diagonal(R)).unsqueeze(
-        0
-    )  # Haar measure (Mezzadri's correction)
+    return random_orthogonal(d, d, generator=generator, dtype=torch.float32)
 
 
 def sample_sparse_coding(
