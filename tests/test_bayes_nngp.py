@@ -42,7 +42,7 @@ def test_two_layer_nngp_plus_first_layer_part_is_the_ntk():
 
 def test_two_layer_nngp_matches_wide_chapter_7_network():
     X = torch.randn(5, 3, generator=torch_generator(2), dtype=torch.float64)
-    W, _ = ntk.init_two_layer(3, 100_000, torch_generator(3))
+    W, _ = ntk.init_two_layer(3, 100_000, generator=torch_generator(3))
     phi = torch.relu(X @ W.double().T)
     K_emp = phi @ phi.T / W.shape[0]
     K = nngp.two_layer_nngp(X, X)
