@@ -9,6 +9,7 @@ Usage, from the repository root::
     python -m flt_lib._notebook student-book OUT_DIR [--executed DIR]
                                                   # the student edition as a book source tree
     python -m flt_lib._notebook release-check     # version, setup cells and git tag agree
+    python -m flt_lib._notebook retitle           # '# 3.1 Title' -> '# Title' (toc numbers)
 
 The setup cell is generated from one template, filled in from ``_config.yml``
 (``repository.url``) and ``flt_lib.__version__``. On a machine without flt_lib (Colab) it
@@ -339,6 +340,52 @@ def student_book(out_dir: Path, *, executed_dir: Path | None = None, root: Path 
     return n
 
 
+# ---- Titles without hand-written numbers ------------------------------------------------------
+# The table of contents numbers chapters and sections (numbered: true in _toc.yml), so a title
+# "# 3.1 Backpropagation" would show as "3.1. 3.1 Backpropagation". `retitle` removes such a
+# number from the first heading of every notebook and every chapter's index.md.
+_HAND_NUMBER = re.compile(r"^(#\s+)(?:\d+|[A-Z])(?:(?:\.\d+)+\.?|\.)\s+(?=\S)")
+
+
+def hand_numbered_title(text: str) -> str | None:
+    """The first line of ``text`` if it is a '# ' heading starting with a number, else None."""
+    first = text.split("\n", 1)[0]
+    return first if _HAND_NUMBER.match(first) else None
+
+
+def retitle_text(text: str) -> str:
+    """``text`` with the number removed from its first line's heading ('# 3.1 X' -> '# X')."""
+    first, sep, rest = text.partition("\n")
+    return _HAND_NUMBER.sub(r"\1", first, count=1) + sep + rest
+
+
+def title_files(root: Path = ROOT) -> list[Path]:
+    """Every notebook and every chapter index page (chapters/*/index.md)."""
+    return notebooks(root) + sorted((root / "chapters").glob("*/index.md"))
+
+
+def retitle_file(path: Path) -> bool:
+    """Remove a hand-written number from the page title of ``path``; True if it changed."""
+    path = Path(path)
+    if path.suffix == ".md":
+        text = path.read_text(encoding="utf-8")
+        new = retitle_text(text)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+        return new != text
+    nb = _load(path)
+    cells = [c for c in nb.get("cells", []) if c.get("cell_type") == "markdown"]
+    if not cells:
+        return False
+    text = _source(cells[0])
+    new = retitle_text(text)
+    if new == text:
+        return False
+    cells[0]["source"] = new.splitlines(keepends=True) if isinstance(cells[0]["source"], list) else new
+    _dump(nb, path)
+    return True
+
+
 # ---- The release check ---------------------------------------------------------------------
 _VERSION_RE = re.compile(r'^__version__\s*=\s*["\']([^"\']+)["\']', re.M)
 
@@ -398,7 +445,7 @@ def release_problems(root: Path = ROOT) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    commands = {"stamp", "check", "strip", "student", "student-book", "release-check"}
+    commands = {"stamp", "check", "strip", "student", "student-book", "release-check", "retitle"}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2
@@ -444,6 +491,10 @@ def main(argv: list[str]) -> int:
         n = student_book(Path(argv[1]), executed_dir=executed)
         src = f", outputs from {executed}" if executed else ", without outputs"
         print(f"wrote the student edition's source ({n} notebooks{src}) to {argv[1]}")
+    elif cmd == "retitle":
+        for p in title_files():
+            if retitle_file(p):
+                print(f"retitled {p.relative_to(ROOT)}")
     elif cmd == "release-check":
         problems = release_problems()
         for line in problems:
