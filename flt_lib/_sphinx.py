@@ -12,7 +12,8 @@ live in ``_static/`` at the book's root, which Jupyter Book includes by itself):
 2. **Author-year bibliography labels.** The pybtex style ``flt_authoryear`` formats entries
    like ``plain`` but labels them "Author, Year" ("Krotov and Hopfield, 2016", "Jacot et
    al., 2018"), the form the text's ``{cite:p}``/``{cite:t}`` use, so that the list and
-   the citations agree.
+   the citations agree. Works by the same authors in the same year get 1986a, 1986b, ...,
+   and the reference style ``flt_author_year`` cites them with that letter too.
 3. **The execution-times table** (``{nb-exec-table}``) lists sections by number and title
    in reading order, with run time and status only, so that it fits the page.
 4. **An index of numbered statements** (``{flt-statement-index}``): every definition,
@@ -120,6 +121,64 @@ def _register_bibliography_style() -> None:
 
     register_plugin("pybtex.style.labels", "flt_authoryear", AuthorYearLabels, force=True)
     register_plugin("pybtex.style.formatting", "flt_authoryear", AuthorYearStyle, force=True)
+    _register_reference_style()
+
+
+def _register_reference_style() -> None:
+    """``flt_author_year``: sphinxcontrib-bibtex's author_year, with the label's year."""
+    from pybtex.richtext import Text
+    from pybtex.style.template import join, node
+    from sphinxcontrib.bibtex.plugin import register_plugin
+    from sphinxcontrib.bibtex.style.referencing import author_year as ay
+    from sphinxcontrib.bibtex.style.referencing import basic_author_year as bay
+    from sphinxcontrib.bibtex.style.template import join2, post_text, pre_text, reference
+
+    @node
+    def label_year(children: Any, data: dict) -> Any:
+        """The year as the bibliography's label shows it: '1986b' when there are several."""
+        assert not children
+        return Text(str(data["formatted_entry"].label).rsplit(", ", 1)[-1])
+
+    class Parenthetical(bay.BasicAuthorYearParentheticalReferenceStyle):
+        def inner(self, role_name: str) -> Any:
+            return join2(sep1=self.pre_text_sep, sep2=self.post_text_sep)[
+                pre_text,
+                reference[join(sep=self.author_year_sep)[
+                    self.person.author_or_editor_or_title(full="s" in role_name), label_year]],
+                post_text,
+            ]
+
+    class Textual(bay.BasicAuthorYearTextualReferenceStyle):
+        def inner(self, role_name: str) -> Any:
+            return join(sep=self.text_reference_sep)[
+                self.person.author_or_editor_or_title(full="s" in role_name),
+                join[
+                    self.bracket.left,
+                    join2(sep1=self.pre_text_sep, sep2=self.post_text_sep)[
+                        pre_text, reference[label_year], post_text],
+                    self.bracket.right,
+                ],
+            ]
+
+    class LabelYearReferenceStyle(ay.AuthorYearReferenceStyle):
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            for k, style in enumerate(self.styles):
+                if type(style) is bay.BasicAuthorYearParentheticalReferenceStyle:
+                    self.styles[k] = Parenthetical(
+                        bracket=style.bracket, person=style.person,
+                        author_year_sep=style.author_year_sep,
+                        pre_text_sep=style.pre_text_sep, post_text_sep=style.post_text_sep)
+                elif type(style) is bay.BasicAuthorYearTextualReferenceStyle:
+                    self.styles[k] = Textual(
+                        bracket=style.bracket, person=style.person,
+                        text_reference_sep=style.text_reference_sep,
+                        pre_text_sep=style.pre_text_sep, post_text_sep=style.post_text_sep)
+            self.role_style.update(  # the role -> style map was built from the old list
+                (role, style) for style in self.styles[:2] for role in style.role_names())
+
+    register_plugin("sphinxcontrib.bibtex.style.referencing", "flt_author_year",
+                    LabelYearReferenceStyle, force=True)
 
 
 def _last_name(person: Any) -> str:
@@ -201,7 +260,7 @@ def _exec_table(app: Any, env: Any, docname: str) -> Any:
         if runtime is not None:
             times.append(runtime)
         ok = info.get("succeeded")
-        status = ("ok" if ok else "failed") if latex else ("✅" if ok else "❌")
+        status = ("ok" if ok else "failed") if latex else ("✓" if ok else "✗ failed")
         tbody += row(para, "-" if runtime is None else f"{runtime:.1f}", status)
     if times:
         tbody += row(f"All {len(times)} notebooks: total, median",
@@ -224,6 +283,9 @@ class FltExecTable(SphinxPostTransform):
 # ---- 4. The index of numbered statements -----------------------------------------------------
 def _collect_statements(app: Any, doctree: Any) -> None:
     env = app.env
+    if any(doctree.findall(StatementIndexNode)):
+        # The index's titles hold math, added after reading: load MathJax on its page too.
+        env.get_domain("math").data["has_equations"][env.docname] = True
     found = []
     for node in doctree.findall(lambda n: bool(getattr(n, "get", None)) and n.get("realtype")):
         if node.get("realtype") == "proof" or not node.get("label") or not node.get("ids"):
