@@ -36,9 +36,11 @@ import importlib.util, os, subprocess, sys
 if importlib.util.find_spec("flt_lib") is None:  # on Colab: install the pinned version
     url = "git+{repo_url}@v{version}"
     spec = os.environ.get("FLT_LIB_SPEC", f"flt_lib @ {{url}}")
-    if subprocess.run([sys.executable, "-m", "pip", "install", "-q", spec]).returncode:
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", spec],
+                         capture_output=True, text=True)
+    if pip.returncode:  # pip's own words, then ours: which spec and tag, and what to do
         raise SystemExit(
-            f"pip could not install {{spec!r}} (its message is above).\\n"
+            f"pip could not install {{spec!r}}:\\n{{pip.stderr.strip()[-1500:]}}\\n\\n"
             "Check the network and that the repository has the tag v{version}\\n"
             "(for a fork: set repository.url in _config.yml and run `make stamp`),\\n"
             "or point FLT_LIB_SPEC at another pip spec, in a cell above this one:\\n"
@@ -289,6 +291,33 @@ def transplant_outputs(nb: dict, executed: dict) -> dict:
     return dict(nb, cells=cells)
 
 
+def _executed_source(executed_dir: Path | None):
+    """A function (relative path, notebook) -> executed notebook or None, for ``executed_dir``."""
+    if executed_dir is None:
+        return lambda rel, nb: None
+    executed_dir = Path(executed_dir)
+    if (executed_dir / "global.db").exists():  # a jupyter-cache folder
+        import nbformat
+        from jupyter_cache import get_cache
+
+        cache = get_cache(executed_dir)
+
+        def from_cache(rel: Path, nb: dict) -> dict | None:
+            try:
+                _, merged = cache.merge_match_into_notebook(nbformat.from_dict(nb))
+            except KeyError:
+                return None
+            return json.loads(nbformat.writes(merged))
+
+        return from_cache
+
+    def from_folder(rel: Path, nb: dict) -> dict | None:
+        target = executed_dir / rel
+        return _load(target) if target.exists() else None
+
+    return from_folder
+
+
 STUDENT_NOTE = "Student edition: the exercises' solutions are not included."
 
 
@@ -298,8 +327,9 @@ def student_book(out_dir: Path, *, executed_dir: Path | None = None, root: Path 
     The tree holds ``_config.yml`` (title marked as the student edition, notebooks not
     executed, no Colab button, which would open the full notebook), ``_toc.yml``,
     ``references.bib`` and ``chapters/`` with every notebook replaced by its student copy.
-    With ``executed_dir`` (a folder of executed notebooks mirroring the repository, such as
-    a build's ``jupyter_execute``), kept cells carry their outputs from there.
+    With ``executed_dir``, kept cells carry their outputs from there: either a jupyter-cache
+    folder (the book build's execution cache; a notebook is looked up by its code) or a
+    folder of executed notebooks mirroring the repository.
 
     Returns the number of notebooks written.
     """
@@ -317,6 +347,8 @@ def student_book(out_dir: Path, *, executed_dir: Path | None = None, root: Path 
     )
     for name in ("_toc.yml", "references.bib"):
         shutil.copy2(root / name, out_dir / name)
+    if (root / "_static").is_dir():
+        shutil.copytree(root / "_static", out_dir / "_static")
     config = read_config(root)
     config["title"] = f"{config['title']} (student edition)"
     config.setdefault("execute", {})["execute_notebooks"] = "off"
@@ -328,11 +360,14 @@ def student_book(out_dir: Path, *, executed_dir: Path | None = None, root: Path 
         encoding="utf-8",
     )
     n = 0
+    executed_for = _executed_source(executed_dir)
     for path in notebooks(root):
         rel = path.relative_to(root)
-        nb = student_copy(_load(path))
-        if executed_dir is not None and (Path(executed_dir) / rel).exists():
-            nb = transplant_outputs(nb, _load(Path(executed_dir) / rel))
+        full = _load(path)
+        nb = student_copy(full)
+        executed = executed_for(rel, full)
+        if executed is not None:
+            nb = transplant_outputs(nb, executed)
         target = out_dir / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         _dump(nb, target)
@@ -486,7 +521,7 @@ def main(argv: list[str]) -> int:
             return 2
         executed = Path(argv[3]) if len(argv) == 4 else None
         if executed is not None and not executed.is_dir():
-            print(f"no executed notebooks in {executed}: the student site will have no outputs")
+            print(f"no executed notebooks in {executed}: the student site shows no outputs")
             executed = None
         n = student_book(Path(argv[1]), executed_dir=executed)
         src = f", outputs from {executed}" if executed else ", without outputs"
