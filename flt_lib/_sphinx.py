@@ -21,6 +21,10 @@ live in ``_static/`` at the book's root, which Jupyter Book includes by itself):
    that the navigation links as the book's proof index.
 5. **One copy of each script** on a page (works around a sphinx-thebe duplicate that raises a
    JavaScript error on every page).
+6. **Unicode for pdflatex.** After the LaTeX builder writes the book's ``.tex``, every
+   character pdflatex does not know (Greek letters, arrows, ≤, ✓ in text and code outputs)
+   gets a ``\DeclareUnicodeCharacter`` in the preamble, so `make pdf` does not break when a
+   chapter prints a new symbol.
 
 Nothing here runs on ``import flt_lib``; this module needs Sphinx, docutils, myst-nb and
 pybtex, which the book's environment has (Colab does not need them).
@@ -420,6 +424,195 @@ def _dedupe_scripts(app: Any, pagename: str, templatename: str, context: dict, d
     scripts[:] = unique
 
 
+# ---- 6. Unicode for pdflatex -----------------------------------------------------------------
+_TEX_SYMBOLS = {
+    "≤": r"\ensuremath{\le}", "≥": r"\ensuremath{\ge}", "≠": r"\ensuremath{\neq}",
+    "≈": r"\ensuremath{\approx}", "≃": r"\ensuremath{\simeq}", "∼": r"\ensuremath{\sim}",
+    "≪": r"\ensuremath{\ll}", "≫": r"\ensuremath{\gg}", "∝": r"\ensuremath{\propto}",
+    "→": r"\ensuremath{\rightarrow}", "←": r"\ensuremath{\leftarrow}",
+    "↔": r"\ensuremath{\leftrightarrow}", "⇒": r"\ensuremath{\Rightarrow}",
+    "⇔": r"\ensuremath{\Leftrightarrow}", "↦": r"\ensuremath{\mapsto}",
+    "∈": r"\ensuremath{\in}", "∉": r"\ensuremath{\notin}", "⊂": r"\ensuremath{\subset}",
+    "⊆": r"\ensuremath{\subseteq}", "∪": r"\ensuremath{\cup}", "∩": r"\ensuremath{\cap}",
+    "∅": r"\ensuremath{\emptyset}", "∀": r"\ensuremath{\forall}", "∃": r"\ensuremath{\exists}",
+    "∑": r"\ensuremath{\sum}", "∏": r"\ensuremath{\prod}", "∫": r"\ensuremath{\int}",
+    "√": r"\ensuremath{\surd}", "∂": r"\ensuremath{\partial}", "∇": r"\ensuremath{\nabla}",
+    "×": r"\ensuremath{\times}", "÷": r"\ensuremath{\div}", "·": r"\ensuremath{\cdot}",
+    "⋅": r"\ensuremath{\cdot}", "∘": r"\ensuremath{\circ}", "⊙": r"\ensuremath{\odot}",
+    "⊗": r"\ensuremath{\otimes}", "⊕": r"\ensuremath{\oplus}", "⊤": r"\ensuremath{\top}",
+    "⊥": r"\ensuremath{\perp}", "‖": r"\ensuremath{\|}", "∣": r"\ensuremath{|}",
+    "−": r"\ensuremath{-}", "∓": r"\ensuremath{\mp}", "∗": r"\ensuremath{*}",
+    "⟨": r"\ensuremath{\langle}", "⟩": r"\ensuremath{\rangle}", "⌈": r"\ensuremath{\lceil}",
+    "⌉": r"\ensuremath{\rceil}", "⌊": r"\ensuremath{\lfloor}", "⌋": r"\ensuremath{\rfloor}",
+    "ℝ": r"\ensuremath{\mathbb{R}}", "ℕ": r"\ensuremath{\mathbb{N}}",
+    "ℤ": r"\ensuremath{\mathbb{Z}}", "𝔼": r"\ensuremath{\mathbb{E}}",
+    "ℓ": r"\ensuremath{\ell}", "ħ": r"\ensuremath{\hbar}", "°": r"\ensuremath{^\circ}",
+    "✓": r"\ensuremath{\checkmark}", "✔": r"\ensuremath{\checkmark}", "✗": "x", "✘": "x",
+    "✅": r"\ensuremath{\checkmark}", "❌": "x", "…": r"\ldots{}", "↑": r"\ensuremath{\uparrow}",
+    "↓": r"\ensuremath{\downarrow}", "★": r"\ensuremath{\star}", "†": r"\dag{}",
+    "′": r"\ensuremath{'}", "″": r"\ensuremath{''}", "≡": r"\ensuremath{\equiv}",
+    "≲": r"\ensuremath{\lesssim}", "≳": r"\ensuremath{\gtrsim}", "≍": r"\ensuremath{\asymp}",
+    "∞": r"\ensuremath{\infty}", "±": r"\ensuremath{\pm}", "▸": r"\ensuremath{\triangleright}",
+}
+_GREEK_MACRO = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota",
+                "kappa", "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon",
+                "phi", "chi", "psi", "omega"}
+
+
+def tex_for_char(ch: str) -> str | None:
+    """A pdflatex rendering of ``ch`` (math symbols, Greek, sub- and superscripts), or None."""
+    import unicodedata
+
+    if ch in _TEX_SYMBOLS:
+        return _TEX_SYMBOLS[ch]
+    name = unicodedata.name(ch, "")
+    m = re.fullmatch(r"GREEK (SMALL|CAPITAL) LETTER ([A-Z ]+)", name)
+    if m:
+        letter = m.group(2).lower()
+        if letter == "final sigma":
+            letter = "sigma"
+        if letter not in _GREEK_MACRO:
+            return None
+        if m.group(1) == "CAPITAL":
+            macro = letter.capitalize()
+            has_macro = macro in {"Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma",
+                                  "Upsilon", "Phi", "Psi", "Omega"}
+            return rf"\ensuremath{{\{macro}}}" if has_macro else None
+        return rf"\ensuremath{{\{letter}}}"
+    m = re.fullmatch(r"(SUBSCRIPT|SUPERSCRIPT) (\w+)", name)
+    if m:
+        digits = {"ZERO": "0", "ONE": "1", "TWO": "2", "THREE": "3", "FOUR": "4", "FIVE": "5",
+                  "SIX": "6", "SEVEN": "7", "EIGHT": "8", "NINE": "9", "MINUS": "-", "PLUS": "+",
+                  "LATIN SMALL LETTER I": "i", "LATIN SMALL LETTER N": "n"}
+        d = digits.get(m.group(2))
+        if d is not None:
+            return rf"\ensuremath{{{'_' if m.group(1) == 'SUBSCRIPT' else '^'}{{{d}}}}}"
+    return None
+
+
+def _pdflatex_engine(app: Any, config: Any) -> None:
+    """Undo sphinx-jupyterbook-latex's forced xelatex (it runs first, at priority 500).
+
+    ``flt_latex_engine`` (default "pdflatex") is the engine; for pdflatex, drop the two
+    xelatex-only packages that sphinx-jupyterbook-latex adds to the preamble.
+    """
+    app.flt_numfig_secnum_depth = config.numfig_secnum_depth
+    engine = config.flt_latex_engine
+    if engine == config.latex_engine:
+        return
+    config.latex_engine = engine
+    if engine == "pdflatex":
+        preamble = config.latex_elements.get("preamble", "")
+        for line in (r"\usepackage[Latin,Greek]{ucharclasses}", r"\usepackage{unicode-math}"):
+            preamble = preamble.replace(line, "")
+        config.latex_elements["preamble"] = preamble
+
+
+def _provide_bbm(outdir: Any) -> None:
+    """jupyterBook.cls loads bbm.sty, which in Debian only the very large texlive-fonts-extra ships.
+
+    The book never uses \\mathbbm; when TeX cannot find bbm.sty, write a two-line stand-in
+    next to the .tex so that texlive-latex-extra is enough.
+    """
+    import shutil
+    import subprocess
+
+    kpsewhich = shutil.which("kpsewhich")
+    if kpsewhich and subprocess.run([kpsewhich, "bbm.sty"], capture_output=True).returncode == 0:
+        return
+    (outdir / "bbm.sty").write_text(
+        "\\ProvidesPackage{bbm}[2026/01/01 stand-in written by flt_lib._sphinx]\n"
+        "\\providecommand{\\mathbbm}[1]{\\mathbb{#1}}\n", encoding="utf-8")
+
+
+def _part_numbering(env: Any) -> dict[str, str]:
+    """For each toctree caption of the root document: 'numbered', 'appendix' or 'unnumbered'."""
+    from sphinx import addnodes
+
+    out: dict[str, str] = {}
+    root = env.config.root_doc
+    if root not in env.all_docs:
+        return out
+    for toctree in env.get_doctree(root).findall(addnodes.toctree):
+        caption = toctree.get("caption")
+        if not caption:
+            continue
+        if not toctree.get("numbered"):
+            out[caption] = "unnumbered"
+        else:
+            out[caption] = "appendix" if APPENDIX_CAPTION.match(caption) else "numbered"
+    return out
+
+
+def number_parts_like_the_website(tex: str, parts: dict[str, str]) -> str:
+    """Number the PDF's chapters as the website does: front and back matter unnumbered,
+    chapters 1, 2, ..., appendices A, B, ... (LaTeX otherwise numbers every chapter)."""
+    switch = {
+        "unnumbered": r"\setcounter{secnumdepth}{-2}",
+        "numbered": r"\setcounter{secnumdepth}{2}",
+        "appendix": r"\appendix\setcounter{secnumdepth}{2}",
+    }
+    for caption, kind in parts.items():
+        escaped = caption.replace("-", r"\sphinxhyphen{}")
+        for form in {caption, escaped}:
+            tex = tex.replace(f"\\part{{{form}}}", f"{switch[kind]}\n\\part{{{form}}}", 1)
+    return tex
+
+
+def _keep_numbering_depth(app: Any) -> None:
+    """sphinx-jupyterbook-latex sets numfig_secnum_depth = 2 for the PDF, because its
+    chapters sit under parts. Sphinx numbers statements with it too ("Theorem 1.1.3"): keep
+    the website's depth while numbering ("Theorem 1.3"), and give LaTeX its value only for
+    writing (equations and figures then restart at each chapter: (1.1), Figure 1.1)."""
+    depth = getattr(app, "flt_numfig_secnum_depth", None)
+    if depth is not None and app.config.numfig_secnum_depth != depth:
+        app.flt_latex_secnum_depth = app.config.numfig_secnum_depth
+        app.config.numfig_secnum_depth = depth
+
+
+def _latex_writing_depth(app: Any, env: Any) -> None:
+    """After numbering, before writing (the LaTeX builder emits no write-started event)."""
+    depth = getattr(app, "flt_latex_secnum_depth", None)
+    if depth is not None and app.builder.name == "latex":
+        app.config.numfig_secnum_depth = depth
+
+
+def _latex_unicode(app: Any, exc: Exception | None) -> None:
+    """Declare every non-Latin character of the written .tex files for pdflatex, and number
+    the chapters as the website does."""
+    if exc is not None or app.builder.name != "latex":
+        return
+    from pathlib import Path
+
+    parts = _part_numbering(app.env)
+    for tex in Path(app.outdir).glob("*.tex"):
+        text = tex.read_text(encoding="utf-8")
+        if "\\part{" in text:
+            tex.write_text(number_parts_like_the_website(text, parts), encoding="utf-8")
+    if app.config.latex_engine != "pdflatex":
+        return
+    from pathlib import Path
+
+    from sphinx.util import logging
+
+    logger = logging.getLogger(__name__)
+    _provide_bbm(Path(app.outdir))
+    for tex in Path(app.outdir).glob("*.tex"):
+        text = tex.read_text(encoding="utf-8")
+        chars = sorted({ch for ch in text if ord(ch) > 0x24F and ch not in "–—‘’“”\u00a0"})
+        lines = []
+        for ch in chars:
+            rendering = tex_for_char(ch)
+            if rendering is None:
+                logger.warning(f"no LaTeX for {ch!r} (U+{ord(ch):04X}) in {tex.name}; shown as ?")
+                rendering = "?"
+            lines.append(f"\\DeclareUnicodeCharacter{{{ord(ch):04X}}}{{{rendering}}}")
+        if lines and "\\begin{document}" in text:
+            block = "% Characters declared by flt_lib._sphinx for pdflatex\n" + "\n".join(lines)
+            tex.write_text(text.replace("\\begin{document}", block + "\n\\begin{document}", 1),
+                           encoding="utf-8")
+
+
 def setup(app: Any) -> dict[str, Any]:
     _register_bibliography_style()
     app.connect("env-get-updated", letter_appendices, priority=900)
@@ -432,4 +625,9 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("env-merge-info", _merge_statements)
     app.connect("env-updated", _statement_pages)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
+    app.connect("build-finished", _latex_unicode)
+    app.add_config_value("flt_latex_engine", "pdflatex", "env")
+    app.connect("config-inited", _pdflatex_engine, priority=900)
+    app.connect("builder-inited", _keep_numbering_depth, priority=900)
+    app.connect("env-check-consistency", _latex_writing_depth)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
