@@ -23,7 +23,7 @@ live in ``_static/`` at the book's root, which Jupyter Book includes by itself):
    JavaScript error on every page).
 6. **Unicode for pdflatex.** After the LaTeX builder writes the book's ``.tex``, every
    character pdflatex does not know (Greek letters, arrows, ≤, ✓ in text and code outputs)
-   gets a ``\DeclareUnicodeCharacter`` in the preamble, so `make pdf` does not break when a
+   gets a ``DeclareUnicodeCharacter`` in the preamble, so `make pdf` does not break when a
    chapter prints a new symbol.
 
 Nothing here runs on ``import flt_lib``; this module needs Sphinx, docutils, myst-nb and
@@ -90,7 +90,7 @@ def letter_appendices(app: Any, env: Any) -> list[str]:
                 env.toc_fignumbers[doc][figtype] = {
                     fid: _rename(num, old, new) for fid, num in ids.items()
                 }
-            for node in env.tocs[doc].findall():
+            for node in env.tocs[doc].findall(nodes.Element):
                 if node.get("secnumber"):
                     node["secnumber"] = _rename(node["secnumber"], old, new)
             title = env.titles.get(doc)
