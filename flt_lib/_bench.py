@@ -15,10 +15,16 @@ attention against ``torch.nn.functional.scaled_dot_product_attention``).
 
 from __future__ import annotations
 
+import argparse
+import datetime
+import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -71,3 +77,88 @@ def kernel_rows() -> list[Row]:
 
 def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
+
+
+def import_row(repeat: int = 7) -> Row:
+    """``import flt_lib`` beyond ``import torch``: median over fresh interpreters (budget 0.3 s)."""
+    code = ("import time, torch; t = time.perf_counter(); import flt_lib; "
+            "print(time.perf_counter() - t)")
+    times = []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        times.append(float(out.stdout.strip()))
+    return Row("import flt_lib beyond import torch", median(times), "s", 0.3,
+               note=f"median of {repeat} fresh interpreters")
+
+
+def notebook_rows(*, jobs: int = 1, threads: str | None = None) -> list[Row]:
+    """Every notebook executed afresh, ``jobs`` at a time: its run time against 60 s, and the median."""
+    from flt_lib import _build
+
+    times = _build.execute(force=True, jobs=jobs, threads=threads, by="bench", quiet=True)
+    rows = [Row(f"notebook {name.removeprefix('chapters/')}", t, "s", 60.0) for name, t in times.items()]
+    rows.sort(key=lambda r: r.name)
+    rows.append(Row(f"median notebook ({len(times)} notebooks)", median(list(times.values())), "s", 15.0))
+    rows.append(Row("sum of notebook times", sum(times.values()), "s", None,
+                    note=f"{jobs} at a time" if jobs > 1 else "one at a time"))
+    return rows
+
+
+def _machine() -> str:
+    import platform
+
+    import torch
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, "
+            f"torch {torch.__version__}, FLT_THREADS={os.environ.get('FLT_THREADS', '1')}")
+
+
+def format_table(rows: list[Row]) -> str:
+    """The rows as a Markdown table, with ✓ or ✗ against each budget."""
+    lines = ["| what | measured | budget | | note |", "|---|---:|---:|:-:|---|"]
+    for r in rows:
+        value = f"{r.value:.3g} {r.unit}" if r.unit != "x" else f"{r.value:.2f}x"
+        if r.budget is None:
+            budget, mark = "", ""
+        else:
+            sign = ">=" if r.at_least else "<="
+            budget = f"{sign} {r.budget:g} {r.unit}" if r.unit != "x" else f"{sign} {r.budget:g}x"
+            mark = "✓" if r.ok else "✗"
+        lines.append(f"| {r.name} | {value} | {budget} | {mark} | {r.note} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m flt_lib._bench", description="make bench")
+    parser.add_argument("--kernels", action="store_true", help="only the import and kernel rows")
+    parser.add_argument("--jobs", type=int, default=1, help="notebooks executed at a time (default 1)")
+    parser.add_argument("--threads", default=None, help="FLT_THREADS for the notebooks")
+    args = parser.parse_args(argv)
+    from flt_lib.device import set_threads
+
+    set_threads()
+    t0 = time.perf_counter()
+    rows = [import_row(), *kernel_rows()]
+    if not args.kernels:
+        rows += notebook_rows(jobs=args.jobs, threads=args.threads)
+    stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    text = (f"Benchmark of {stamp} on {_machine()}; "
+            f"{time.perf_counter() - t0:.0f} s in all.\n\n{format_table(rows)}\n")
+    print(text)
+    out = Path(__file__).resolve().parent.parent / "_build" / "bench.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    print(f"written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

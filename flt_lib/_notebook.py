@@ -300,6 +300,13 @@ def _executed_source(executed_dir: Path | None):
         import nbformat
         from jupyter_cache import get_cache
 
+        from flt_lib._build import STAMP_NAME, cache_key
+
+        stamp = executed_dir / STAMP_NAME
+        if stamp.exists() and stamp.read_text().strip() != cache_key():
+            print(f"{executed_dir} was filled with another flt_lib: no outputs taken from it")
+            return lambda rel, nb: None
+
         cache = get_cache(executed_dir)
 
         def from_cache(rel: Path, nb: dict) -> dict | None:

@@ -9,6 +9,13 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# One torch thread per test process (FLT_THREADS overrides), as in the notebooks: the unit
+# tests' tensors are small, and two xdist workers with two threads each would fight over the
+# two cores.
+from flt_lib.device import set_threads  # noqa: E402
+
+set_threads()
+
 
 def toc_files(root: Path = ROOT) -> list[str]:
     """Every ``file:`` entry of ``_toc.yml`` (root included), in order, without suffix."""

@@ -1,0 +1,72 @@
+"""Book tooling (not part of the library API): a pytest plugin that caches nbval's executions.
+
+nbval executes every notebook cell by cell, as a test. This plugin collects the outputs of each
+cell as nbval receives them and, when every cell of a notebook has passed, stores the executed
+notebook in the book's jupyter-cache (:func:`flt_lib._build.store`). The strict build that
+follows in ``make test`` reads the outputs from there, so each notebook is executed once.
+
+Enable it with ``pytest -p flt_lib._nbval_cache`` (the Makefile does). Without nbval items it
+does nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from pathlib import Path
+
+import pytest
+
+_RUNS: dict[str, dict] = {}  # notebook node id -> {"t0", "outputs", "ok"}
+
+
+def _is_cell(item) -> bool:
+    return type(item).__name__ == "IPyNbCell"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    if _is_cell(item) and item.parent.nodeid not in _RUNS:
+        # The first cell's setup starts the notebook's kernel: time from here.
+        _RUNS[item.parent.nodeid] = {"t0": time.perf_counter(), "outputs": {}, "ok": True}
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if not _is_cell(item):
+        return
+    state = _RUNS.get(item.parent.nodeid)
+    if state is None:
+        return
+    report = outcome.get_result()
+    if report.failed or report.skipped:
+        state["ok"] = False
+    if call.when == "call":
+        state["outputs"][item.cell_num] = list(getattr(item, "test_outputs", None) or [])
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    if not _is_cell(item) or (nextitem is not None and nextitem.parent is item.parent):
+        return
+    state = _RUNS.pop(item.parent.nodeid, None)
+    if state is None:
+        return
+    from flt_lib import _build
+
+    seconds = time.perf_counter() - state["t0"]
+    path = Path(str(item.parent.fspath))
+    _build.log_execution(path, seconds, by="nbval")
+    nb = copy.deepcopy(item.parent.nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    if not state["ok"] or sorted(state["outputs"]) != list(range(len(code))):
+        return  # a cell failed or did not run: cache nothing, the build will show the error
+    for i, cell in enumerate(code):
+        cell.outputs = state["outputs"][i]
+        cell.execution_count = i + 1
+        for out in cell.outputs:
+            if out.get("output_type") == "execute_result":
+                out["execution_count"] = i + 1
+    _build.store(_build.open_cache(), nb, path, seconds)
