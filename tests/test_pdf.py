@@ -65,7 +65,9 @@ def test_every_chapter_title_is_in_the_pdf(text):
 
 def test_chapters_and_statements_are_numbered(text):
     first = _chapters()[0][1]
-    assert re.search(rf"\b1 {re.escape(first)}\b", text), f"no '1 {first}' in the PDF"
+    # "(1\. )?": a title that still carries its hand-written number ("# 1. Connectionism")
+    # reads "1 1. Connectionism"; test_book_presentation flags that separately.
+    assert re.search(rf"\b1 (1\. )?{re.escape(first)}\b", text), f"no '1 {first}' in the PDF"
     assert re.search(r"\b(Theorem|Definition|Proposition|Lemma) 1\.\d+\b", text), (
         "no statement numbered by chapter ('Theorem 1.3') in the PDF"
     )
