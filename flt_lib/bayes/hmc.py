@@ -1,0 +1,183 @@
+"""Hamiltonian Monte Carlo: the leapfrog integrator and the HMC sampler (Appendix A.3).
+
+The state is a position ``theta`` (the parameters) and a momentum ``p`` of the same shape. With
+the potential energy ``U(theta) = -log pi(theta)`` and unit mass, the Hamiltonian is
+
+    H(theta, p) = U(theta) + |p|^2 / 2,                                     (eq-bayes-hamiltonian)
+
+and HMC alternates a fresh Gaussian momentum with a leapfrog trajectory that is accepted or
+rejected by the Metropolis rule on ``exp(-H)`` (Duane et al., 1987; Neal, 2011). Everything is
+vectorised over ``C`` chains: positions and momenta have shape (C, d).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from flt_lib._validate import check_generator, check_int, check_real, check_tensor
+from flt_lib.bayes.mcmc import Chain, LogProb, metropolis_accept
+
+__all__ = ["GradLogProb", "hamiltonian", "leapfrog", "euler", "hmc"]
+
+GradLogProb = Callable[[torch.Tensor], torch.Tensor]  # states (C, d) -> grad log density (C, d)
+
+
+def _check_state(theta: object, p: object) -> tuple[torch.Tensor, torch.Tensor]:
+    theta = check_tensor(theta, "theta", ndim=2, floating=True, shape_doc="(C, d)")
+    p = check_tensor(p, "p", shape=tuple(theta.shape), floating=True,
+                     shape_doc="(C, d) like theta")
+    return theta, p
+
+
+def _check_step(step: object, C: int) -> float | torch.Tensor:
+    """A step size: a positive float, or a tensor (C,) of per-chain steps, returned as (C, 1)."""
+    if isinstance(step, torch.Tensor):
+        check_tensor(step, "step", shape=(C,), floating=True, shape_doc="(C,)")
+        if (step <= 0).any():
+            raise ValueError(f"step must be > 0, got min {step.min().item()}")
+        return step[:, None]
+    return check_real(step, "step", min_value=0.0, strict_min=True)
+
+
+def hamiltonian(log_prob: LogProb, theta: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+    """Total energy ``H = -log pi(theta) + |p|^2 / 2`` (eq-bayes-hamiltonian).
+
+    Args:
+        log_prob: log target density up to a constant, ``(C, d) -> (C,)``.
+        theta: positions, shape (C, d).
+        p: momenta, shape (C, d).
+
+    Returns:
+        Energies, shape (C,).
+    """
+    theta, p = _check_state(theta, p)
+    return -log_prob(theta) + 0.5 * (p**2).sum(1)
+
+
+def leapfrog(
+    grad_log_prob: GradLogProb,
+    theta: torch.Tensor,
+    p: torch.Tensor,
+    *,
+    step: float | torch.Tensor,
+    n_steps: int,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n_steps`` leapfrog steps of Hamiltonian dynamics (eq-bayes-leapfrog).
+
+    Each step is a half kick ``p += (eps/2) grad log pi(theta)``, a drift ``theta += eps p`` and a
+    second half kick; consecutive half kicks are merged, so ``n_steps`` steps cost
+    ``n_steps + 1`` gradient evaluations.
+
+    Args:
+        grad_log_prob: gradient of the log target, ``(C, d) -> (C, d)``.
+        theta: positions, shape (C, d).
+        p: momenta, shape (C, d).
+        step: step size ``eps > 0``, a float or a tensor (C,) with one step per chain.
+        n_steps: number of leapfrog steps ``L >= 1``.
+
+    Returns:
+        ``(theta, p)`` at the end of the trajectory, each (C, d).
+    """
+    theta, p = _check_state(theta, p)
+    eps = _check_step(step, theta.shape[0])
+    n_steps = check_int(n_steps, "n_steps", min_value=1)
+    p = p + 0.5 * eps * grad_log_prob(theta)                  # half kick
+    for i in range(n_steps):
+        theta = theta + eps * p                               # drift
+        kick = eps if i < n_steps - 1 else 0.5 * eps          # full kicks inside, half at the end
+        p = p + kick * grad_log_prob(theta)
+    return theta, p
+
+
+def euler(
+    grad_log_prob: GradLogProb, theta: torch.Tensor, p: torch.Tensor, *, step: float, n_steps: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Explicit Euler steps ``theta' = theta + eps p``, ``p' = p + eps grad log pi(theta)``.
+
+    Both updates use the *old* state. This is the discretisation written in seed 001 (Sec. 10.3);
+    it is not symplectic: on ``U = |theta|^2 / 2`` every step multiplies ``H`` by ``1 + eps^2``.
+
+    Args:
+        grad_log_prob: gradient of the log target, ``(C, d) -> (C, d)``.
+        theta: positions, shape (C, d).
+        p: momenta, shape (C, d).
+        step: step size ``eps > 0``.
+        n_steps: number of steps ``>= 1``.
+
+    Returns:
+        ``(theta, p)`` after ``n_steps`` steps, each (C, d).
+    """
+    theta, p = _check_state(theta, p)
+    eps = check_real(step, "step", min_value=0.0, strict_min=True)
+    n_steps = check_int(n_steps, "n_steps", min_value=1)
+    for _ in range(n_steps):
+        theta, p = theta + eps * p, p + eps * grad_log_prob(theta)
+    return theta, p
+
+
+def hmc(
+    log_prob: LogProb,
+    grad_log_prob: GradLogProb,
+    theta0: torch.Tensor,
+    *,
+    step: float,
+    n_leapfrog: int,
+    n_steps: int,
+    generator: torch.Generator,
+    step_jitter: float = 0.0,
+    thin: int = 1,
+) -> Chain:
+    """Hamiltonian Monte Carlo with unit mass (Duane et al., 1987; Neal, 2011).
+
+    The acceptance rule is eq-bayes-hmc-accept.
+
+    Each transition draws ``p ~ N(0, I)``, runs ``n_leapfrog`` leapfrog steps and accepts the end
+    point with probability ``min(1, exp(H(start) - H(end)))``. With ``step_jitter = j`` every
+    chain draws its step uniformly from ``[step (1 - j), step (1 + j)]`` at every transition, as
+    Neal (2011) does to avoid periodic trajectories.
+
+    Args:
+        log_prob: log target density up to a constant, ``(C, d) -> (C,)``.
+        grad_log_prob: its gradient, ``(C, d) -> (C, d)``.
+        theta0: starting states, shape (C, d).
+        step: leapfrog step size ``eps > 0``.
+        n_leapfrog: leapfrog steps per transition ``L >= 1``.
+        n_steps: number of transitions per chain ``>= 1``.
+        generator: CPU generator.
+        step_jitter: relative jitter ``j`` of the step size, in [0, 1).
+        thin: record every ``thin``-th state.
+
+    Returns:
+        A :class:`Chain`; one transition costs ``L + 1`` gradients and one density, counted as
+        ``L + 2`` evaluations.
+    """
+    theta = check_tensor(theta0, "theta0", ndim=2, floating=True, shape_doc="(C, d)").clone()
+    step = check_real(step, "step", min_value=0.0, strict_min=True)
+    n_leapfrog = check_int(n_leapfrog, "n_leapfrog", min_value=1)
+    n_steps = check_int(n_steps, "n_steps", min_value=1)
+    check_generator(generator)
+    step_jitter = check_real(step_jitter, "step_jitter", min_value=0.0)
+    if step_jitter >= 1.0:
+        raise ValueError(f"step_jitter must be < 1, got {step_jitter}")
+    thin = check_int(thin, "thin", min_value=1, max_value=n_steps)
+    C, d = theta.shape
+    dtype, dev = theta.dtype, theta.device
+    lp = log_prob(theta)                                                        # (C,)
+    accepted = torch.zeros(C, dtype=dtype, device=dev)
+    out = []
+    for t in range(1, n_steps + 1):
+        p = torch.randn(C, d, generator=generator, dtype=dtype).to(dev)          # (C, d)
+        u = torch.rand(C, generator=generator, dtype=dtype).to(dev)
+        eps = step * (1 + step_jitter * (2 * u - 1))                             # (C,)
+        theta_new, p_new = leapfrog(grad_log_prob, theta, p, step=eps, n_steps=n_leapfrog)
+        lp_new = log_prob(theta_new)
+        log_ratio = (lp_new - 0.5 * (p_new**2).sum(1)) - (lp - 0.5 * (p**2).sum(1))  # H0 - H1
+        acc = metropolis_accept(torch.nan_to_num(log_ratio, nan=-torch.inf), generator)
+        theta = torch.where(acc[:, None], theta_new, theta)
+        lp = torch.where(acc, lp_new, lp)
+        accepted += acc
+        if t % thin == 0:
+            out.append(theta)
+    return Chain(torch.stack(out), accepted / n_steps, n_leapfrog + 2, n_steps)
