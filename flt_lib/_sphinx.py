@@ -453,6 +453,7 @@ _TEX_SYMBOLS = {
     "′": r"\ensuremath{'}", "″": r"\ensuremath{''}", "≡": r"\ensuremath{\equiv}",
     "≲": r"\ensuremath{\lesssim}", "≳": r"\ensuremath{\gtrsim}", "≍": r"\ensuremath{\asymp}",
     "∞": r"\ensuremath{\infty}", "±": r"\ensuremath{\pm}", "▸": r"\ensuremath{\triangleright}",
+    "ᵖ": r"\ensuremath{^p}", "ᵀ": r"\ensuremath{^\top}",
 }
 _GREEK_MACRO = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota",
                 "kappa", "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon",

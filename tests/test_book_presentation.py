@@ -115,3 +115,13 @@ def test_figure_detection_on_examples():
         {"cell_type": "markdown", "source": "plt.show()"},
     ]
     assert figure_cells(cells) == cells[:2]
+
+
+def test_references_parse_and_carry_no_raw_tex():
+    """references.bib parses, and no field holds TeX math, which the list would show raw."""
+    from pybtex.database import parse_file
+
+    data = parse_file(str(ROOT / "references.bib"))
+    raw = [f"{key}.{name}: {value!r}" for key, entry in data.entries.items()
+           for name, value in entry.fields.items() if "$" in value or "\\(" in value]
+    assert not raw, "TeX math in references.bib (write it in Unicode): " + "; ".join(raw)
