@@ -578,6 +578,41 @@ def _latex_writing_depth(app: Any, env: Any) -> None:
         app.config.numfig_secnum_depth = depth
 
 
+def _braced(text: str, start: int) -> int:
+    """Index just past the group that opens with the brace at ``text[start]``."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == "{" and text[i - 1] != "\\":
+            depth += 1
+        elif text[i] == "}" and text[i - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(text)
+
+
+def short_captions(tex: str) -> str:
+    """Give every caption that holds a link (a citation) a plain short form.
+
+    pdflatex stops on a ``\\hyperlink`` inside a caption ("Argument of \\Hy@tempa has an
+    extra }"); the optional short caption, without links, is what hyperref processes.
+    """
+    out, pos = [], 0
+    while (i := tex.find("\\caption{", pos)) >= 0:
+        j = _braced(tex, i + len("\\caption"))
+        body = tex[i + len("\\caption") + 1:j - 1]
+        out.append(tex[pos:i])
+        if "\\hyperlink" in body:
+            plain = re.sub(r"\\hyperlink\{[^}]*\}", "", body)
+            plain = plain.replace("\\DUrole{bibtex-citation}", "")
+            out.append(f"\\caption[{{{plain}}}]{{{body}}}")
+        else:
+            out.append(tex[i:j])
+        pos = j
+    out.append(tex[pos:])
+    return "".join(out)
+
+
 def _latex_unicode(app: Any, exc: Exception | None) -> None:
     """Declare every non-Latin character of the written .tex files for pdflatex, and number
     the chapters as the website does."""
@@ -589,7 +624,8 @@ def _latex_unicode(app: Any, exc: Exception | None) -> None:
     for tex in Path(app.outdir).glob("*.tex"):
         text = tex.read_text(encoding="utf-8")
         if "\\part{" in text:
-            tex.write_text(number_parts_like_the_website(text, parts), encoding="utf-8")
+            text = number_parts_like_the_website(text, parts)
+        tex.write_text(short_captions(text), encoding="utf-8")
     if app.config.latex_engine != "pdflatex":
         return
     from pathlib import Path
