@@ -1,8 +1,8 @@
 """Argument checks shared by every public ``flt_lib`` function.
 
-Each helper raises ``TypeError`` (wrong kind of object) or ``ValueError`` (right kind, wrong
-shape or range) with a message that names the argument, what was received, and what was
-expected, e.g. ``"X must be a 2-D tensor of shape (n, d), got shape (3,)"``.
+Each helper raises ``TypeError`` (wrong kind of object) or ``ValueError`` (right kind,
+wrong shape or range) with a message that names the argument, what was received, and
+what was expected, e.g. ``"X must be a 2-D tensor of shape (n, d), got shape (3,)"``.
 """
 
 from __future__ import annotations
@@ -11,6 +11,16 @@ import numbers
 from collections.abc import Sequence
 
 import torch
+
+__all__ = [
+    "check_choice",
+    "check_generator",
+    "check_int",
+    "check_real",
+    "check_tensor",
+    "check_vector_or_batch",
+    "check_xy",
+]
 
 
 def _describe(value: object) -> str:
@@ -53,9 +63,12 @@ def check_tensor(
         if value.ndim != len(shape) or any(
             want is not None and got != want for got, want in zip(value.shape, shape)
         ):
-            want_text = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
+            want_text = (
+                "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
+            )
             raise ValueError(
-                f"{name} must have shape {shape_doc or want_text}, got {tuple(value.shape)}"
+                f"{name} must have shape {shape_doc or want_text}, got "
+                f"{tuple(value.shape)}"
             )
     if floating and not value.is_floating_point():
         raise TypeError(f"{name} must have a floating-point dtype, got {value.dtype}")
@@ -63,9 +76,14 @@ def check_tensor(
 
 
 def check_int(
-    value: object, name: str, *, min_value: int | None = None, max_value: int | None = None
+    value: object,
+    name: str,
+    *,
+    min_value: int | None = None,
+    max_value: int | None = None,
 ) -> int:
-    """Check that ``value`` is an integer (not a bool) within ``[min_value, max_value]``."""
+    """Check that ``value`` is an integer (not a bool) within ``[min_value,
+    max_value]``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an int, got {_describe(value)}")
     value = int(value)
@@ -106,7 +124,9 @@ def check_real(
 def check_choice(value: object, name: str, choices: Sequence[object]) -> object:
     """Check that ``value`` is one of ``choices``."""
     if value not in choices:
-        raise ValueError(f"{name} must be one of {list(choices)}, got {_describe(value)}")
+        raise ValueError(
+            f"{name} must be one of {list(choices)}, got {_describe(value)}"
+        )
     return value
 
 
@@ -120,8 +140,11 @@ def check_generator(value: object, name: str = "generator") -> torch.Generator:
     return value
 
 
-def check_xy(X: object, y: object, y_name: str = "y") -> tuple[torch.Tensor, torch.Tensor]:
-    """Check a data set: ``X`` a floating (n, d) tensor and ``y`` a floating (n,) tensor.
+def check_xy(
+    X: object, y: object, y_name: str = "y"
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Check a data set: ``X`` a floating (n, d) tensor and ``y`` a floating (n,)
+    tensor.
 
     Args:
         X: inputs, one example per row.
@@ -135,6 +158,28 @@ def check_xy(X: object, y: object, y_name: str = "y") -> tuple[torch.Tensor, tor
     y = check_tensor(y, y_name, ndim=1, floating=True, shape_doc="(n,)")
     if y.shape[0] != X.shape[0]:
         raise ValueError(
-            f"{y_name} must have one entry per row of X (length n = {X.shape[0]}), got length {y.shape[0]}"
+            f"{y_name} must have one entry per row of X (length n = {X.shape[0]}), got "
+            f"length {y.shape[0]}"
         )
     return X, y
+
+
+def check_vector_or_batch(value: object, name: str, n: int) -> torch.Tensor:
+    """Check that ``value`` is a floating tensor of shape (n,) (one state) or (B, n) (a
+    batch).
+
+    Args:
+        value: the object to check.
+        name: the argument name used in the error message.
+        n: the required length of the last dimension.
+
+    Returns:
+        ``value``, unchanged.
+    """
+    check_tensor(value, name, floating=True)
+    if value.ndim not in (1, 2) or value.shape[-1] != n:
+        raise ValueError(
+            f"{name} must have shape (n,) or (B, n) with n={n}, got "
+            f"{tuple(value.shape)}"
+        )
+    return value

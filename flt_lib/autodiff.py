@@ -1,20 +1,24 @@
-"""Reverse-mode automatic differentiation, small enough to read in one sitting (Section 3.1).
+"""Reverse-mode automatic differentiation, small enough to read in one sitting (Section
+3.1).
 
 Two views of the same algorithm:
 
-- :class:`Value`, a scalar node of a computation graph. Every arithmetic operation creates a
-  new node that remembers its inputs and how to compute its local partial derivatives.
-  :meth:`Value.backward` visits the graph once in reverse topological order and accumulates
-  ``grad = sum over children of (local derivative) * child.grad`` (the chain rule). It also
-  counts the floating-point operations it performs, so the cost of the backward pass can be
-  compared exactly with the cost of the forward pass (:func:`forward_flops`).
-- :func:`mlp_forward` / :func:`mlp_backward`, the same recursion written with matrices for a
-  multilayer perceptron: the backpropagated error ``delta`` obeys
-  ``delta_l = phi'(z_l) * (W_{l+1}^T delta_{l+1})`` (eq. ``eq-bp-delta`` in the book), and the
-  weight gradient is the outer product ``delta_l h_{l-1}^T`` (Rumelhart, Hinton & Williams 1986).
+- :class:`Value`, a scalar node of a computation graph. Every arithmetic operation
+  creates a new node that remembers its inputs and how to compute its local partial
+  derivatives. :meth:`Value.backward` visits the graph once in reverse topological order
+  and accumulates ``grad = sum over children of (local derivative) * child.grad`` (the
+  chain rule). It also counts the floating-point operations it performs, so the cost of
+  the backward pass can be compared exactly with the cost of the forward pass
+  (:func:`forward_flops`).
+- :func:`backprop`, the same recursion written with matrices for a tanh multilayer
+  perceptron (the list-of-layers format of :mod:`flt_lib.feedforward.mlp`, whose forward
+  pass stores the activations it needs): the backpropagated error ``delta`` obeys
+  ``delta_l = phi'(z_l) * (W_{l+1}^T delta_{l+1})`` (eq. ``eq-bp-delta`` in the book),
+  and the weight gradient is the outer product ``delta_l h_{l-1}^T`` (Rumelhart, Hinton
+  & Williams 1986).
 
-A class is used for :class:`Value` because a graph node is genuinely stateful: its ``grad``
-field is filled in by the backward pass.
+A class is used for :class:`Value` because a graph node is genuinely stateful: its
+``grad`` field is filled in by the backward pass.
 """
 
 from __future__ import annotations
@@ -25,11 +29,31 @@ from collections.abc import Sequence
 import torch
 
 from flt_lib._validate import check_int, check_tensor
+from flt_lib.feedforward.mlp import Params, check_params
 
-# Cost, in floating-point operations, of computing the local derivatives of each operation
-# during the backward pass (the derivative of +, * and exp needs no new arithmetic: it is 1,
-# the other operand, or the output itself).
-_LOCAL_COST = {"+": 0, "*": 0, "neg": 0, "exp": 0, "log": 1, "pow": 2, "tanh": 2, "relu": 1, "sigmoid": 2}
+__all__ = [
+    "Value",
+    "backprop",
+    "backprop_flops",
+    "forward_flops",
+    "topological_order",
+    "value_mlp_loss",
+]
+
+# Cost, in floating-point operations, of computing the local derivatives of each
+# operation during the backward pass (the derivative of +, * and exp needs no new
+# arithmetic: it is 1, the other operand, or the output itself).
+_LOCAL_COST = {
+    "+": 0,
+    "*": 0,
+    "neg": 0,
+    "exp": 0,
+    "log": 1,
+    "pow": 2,
+    "tanh": 2,
+    "relu": 1,
+    "sigmoid": 2,
+}
 
 
 class Value:
@@ -44,7 +68,13 @@ class Value:
 
     __slots__ = ("data", "grad", "parents", "op", "_arg")
 
-    def __init__(self, data: float, parents: tuple[Value, ...] = (), op: str = "", arg: float = 0.0):
+    def __init__(
+        self,
+        data: float,
+        parents: tuple[Value, ...] = (),
+        op: str = "",
+        arg: float = 0.0,
+    ):
         if isinstance(data, bool) or not isinstance(data, (int, float)):
             raise TypeError(f"data must be a real number, got {type(data).__name__}")
         self.data = float(data)
@@ -56,7 +86,7 @@ class Value:
     def __repr__(self) -> str:
         return f"Value(data={self.data:.6g}, grad={self.grad:.6g})"
 
-    # ---- forward operations: each costs one elementary operation -------------------------
+    # ---- forward operations: each costs one elementary operation ---------------------
     def __add__(self, other: Value | float) -> Value:
         other = other if isinstance(other, Value) else Value(other)
         return Value(self.data + other.data, (self, other), "+")
@@ -70,7 +100,9 @@ class Value:
 
     def __pow__(self, exponent: float) -> Value:
         if isinstance(exponent, bool) or not isinstance(exponent, (int, float)):
-            raise TypeError(f"exponent must be a real constant, got {type(exponent).__name__}")
+            raise TypeError(
+                f"exponent must be a real constant, got {type(exponent).__name__}"
+            )
         return Value(self.data**exponent, (self,), "pow", float(exponent))
 
     def __sub__(self, other: Value | float) -> Value:
@@ -104,7 +136,7 @@ class Value:
     def sigmoid(self) -> Value:
         return Value(1.0 / (1.0 + math.exp(-self.data)), (self,), "sigmoid")
 
-    # ---- backward ------------------------------------------------------------------------
+    # ---- backward --------------------------------------------------------------------
     def _local_derivatives(self) -> tuple[float, ...]:
         """d(self)/d(parent) for each parent: the only place where operations differ."""
         a = self.parents[0].data
@@ -133,13 +165,13 @@ class Value:
         """Fill in ``grad`` for every node this one depends on; return the flops used.
 
         Implements the reverse sweep: seed ``self.grad = 1`` and, in reverse topological
-        order, add ``local derivative * node.grad`` to each parent's ``grad``. Gradients of a
-        previous call are reset first.
+        order, add ``local derivative * node.grad`` to each parent's ``grad``. Gradients
+        of a previous call are reset first.
 
-        Returns:
-            The exact number of floating-point operations of the sweep: the local-derivative
-            arithmetic (table ``_LOCAL_COST``) plus, per edge, one multiplication and one
-            addition (only the addition when the local derivative of ``+`` is the constant 1).
+        Returns: The exact number of floating-point operations of the sweep: the
+            local-derivative arithmetic (table ``_LOCAL_COST``) plus, per edge, one
+            multiplication and one addition (only the addition when the local derivative
+            of ``+`` is the constant 1).
         """
         order = topological_order(self)
         for node in order:
@@ -151,8 +183,8 @@ class Value:
                 continue
             flops += _LOCAL_COST[node.op]
             for parent, local in zip(node.parents, node._local_derivatives()):
-                if node.op == "+":
-                    parent.grad += node.grad  # local derivative is exactly 1: one addition
+                if node.op == "+":  # local derivative exactly 1: one addition
+                    parent.grad += node.grad
                     flops += 1
                 else:
                     parent.grad += local * node.grad
@@ -190,7 +222,8 @@ def topological_order(root: Value) -> list[Value]:
 def forward_flops(root: Value) -> int:
     """Number of elementary operations in the forward pass that produced ``root``.
 
-    Every non-leaf node is one operation (+, *, negation, power, exp, log, tanh, ReLU, sigmoid).
+    Every non-leaf node is one operation (+, *, negation, power, exp, log, tanh, ReLU,
+    sigmoid).
 
     Args:
         root: the output node.
@@ -202,30 +235,36 @@ def forward_flops(root: Value) -> int:
 
 
 def value_mlp_loss(
-    weights: Sequence[torch.Tensor], biases: Sequence[torch.Tensor], x: torch.Tensor, y: torch.Tensor
+    params: Params, x: torch.Tensor, y: torch.Tensor
 ) -> tuple[Value, list[list[list[Value]]], list[list[Value]]]:
-    """Squared loss of a tanh MLP on one example, built as a graph of scalar :class:`Value` nodes.
+    """Squared loss of a tanh MLP on one example, built as a graph of scalar
+    :class:`Value` nodes.
 
-    The network is ``z_l = W_l h_{l-1} + b_l``, ``h_l = tanh(z_l)`` for hidden layers, a linear
-    last layer, and loss ``0.5 * ||h_L - y||^2``.
+    The network is ``z_l = W_l h_{l-1} + b_l``, ``h_l = tanh(z_l)`` for hidden layers, a
+    linear last layer (eq. ``eq-bp-mlp``), and loss ``0.5 * ||h_L - y||^2``.
 
     Args:
-        weights: matrices ``W_l`` of shapes (m_l, m_{l-1}).
-        biases: vectors ``b_l`` of shapes (m_l,).
+        params: list of layers ``(W_l, b_l)`` with shapes (m_l, m_{l-1}) and (m_l,).
         x: one input, shape (m_0,).
         y: its target, shape (m_L,).
 
-    Returns:
-        ``(loss, W, b)``: the loss node and the leaf nodes of the parameters, nested like the
-        inputs (``W[l][i][j]``, ``b[l][i]``), whose ``grad`` is set by ``loss.backward()``.
+    Returns: ``(loss, W, b)``: the loss node and the leaf nodes of the parameters,
+        nested like the inputs (``W[l][i][j]``, ``b[l][i]``), whose ``grad`` is set by
+        ``loss.backward()``.
     """
-    sizes = _check_mlp(weights, biases, x, y)
-    W = [[[Value(float(v)) for v in row] for row in w.tolist()] for w in weights]
-    b = [[Value(float(v)) for v in bias.tolist()] for bias in biases]
+    params = check_params(params)
+    check_tensor(
+        x, "x", shape=(params[0][0].shape[1],), floating=True, shape_doc="(m_0,)"
+    )
+    check_tensor(
+        y, "y", shape=(params[-1][0].shape[0],), floating=True, shape_doc="(m_L,)"
+    )
+    W = [[[Value(float(v)) for v in row] for row in w.tolist()] for w, _ in params]
+    b = [[Value(float(v)) for v in bias.tolist()] for _, bias in params]
     h: list[Value | float] = [float(v) for v in x.tolist()]
-    for layer in range(len(sizes) - 1):
-        z = [_dot(W[layer][i], h) + b[layer][i] for i in range(sizes[layer + 1])]
-        h = z if layer == len(sizes) - 2 else [zi.tanh() for zi in z]
+    for layer in range(len(params)):
+        z = [_dot(W[layer][i], h) + b[layer][i] for i in range(len(b[layer]))]
+        h = z if layer == len(params) - 1 else [zi.tanh() for zi in z]
     loss = _sum([(hi - float(yi)) ** 2 for hi, yi in zip(h, y.tolist())]) * 0.5
     return loss, W, b
 
@@ -244,103 +283,75 @@ def _sum(terms: list[Value]) -> Value:
     return total
 
 
-def _check_mlp(weights, biases, x, y) -> list[int]:
-    check_tensor(x, "x", ndim=1, floating=True, shape_doc="(m_0,)")
-    sizes = _check_layers(weights, biases, x.shape[0])
-    check_tensor(y, "y", shape=(sizes[-1],), floating=True, shape_doc="(m_L,)")
-    return sizes
-
-
-def _check_layers(weights, biases, in_dim: int) -> list[int]:
-    if len(weights) == 0 or len(weights) != len(biases):
-        raise ValueError(
-            f"weights and biases must be non-empty lists of equal length, got {len(weights)} and {len(biases)}"
-        )
-    sizes = [in_dim]
-    for i, (w, b) in enumerate(zip(weights, biases)):
-        check_tensor(w, f"weights[{i}]", ndim=2, floating=True, shape_doc="(m_l, m_{l-1})")
-        if w.shape[1] != sizes[-1]:
-            raise ValueError(f"weights[{i}] must have {sizes[-1]} columns, got shape {tuple(w.shape)}")
-        check_tensor(b, f"biases[{i}]", shape=(w.shape[0],), floating=True, shape_doc="(m_l,)")
-        sizes.append(w.shape[0])
-    return sizes
-
-
-def mlp_forward(
-    weights: Sequence[torch.Tensor], biases: Sequence[torch.Tensor], X: torch.Tensor
-) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
-    """Forward pass of a tanh MLP with a linear output layer, keeping what backprop needs.
-
-    Args:
-        weights: matrices ``W_l`` of shapes (m_l, m_{l-1}).
-        biases: vectors ``b_l`` of shapes (m_l,).
-        X: a batch of inputs, shape (n, m_0).
-
-    Returns:
-        ``(zs, hs)``: pre-activations ``z_l`` of shapes (n, m_l) for l = 1..L, and
-        activations ``h_l`` for l = 0..L (``h_0 = X``, ``h_L = z_L`` is the output).
-    """
-    check_tensor(X, "X", ndim=2, floating=True, shape_doc="(n, m_0)")
-    _check_layers(weights, biases, X.shape[1])
-    zs, hs = [], [X]
-    for layer, (W, b) in enumerate(zip(weights, biases)):
-        z = hs[-1] @ W.T + b  # (n, m_l)
-        zs.append(z)
-        hs.append(z if layer == len(weights) - 1 else torch.tanh(z))
-    return zs, hs
-
-
-def mlp_backward(
-    weights: Sequence[torch.Tensor], zs: Sequence[torch.Tensor], hs: Sequence[torch.Tensor], delta_out: torch.Tensor
-) -> tuple[list[torch.Tensor], list[torch.Tensor], torch.Tensor]:
+def backprop(
+    params: Params,
+    X: torch.Tensor,
+    hidden: Sequence[torch.Tensor],
+    delta_out: torch.Tensor,
+) -> tuple[Params, torch.Tensor]:
     """Backpropagation for a tanh MLP via the delta recursion (Rumelhart et al. 1986).
 
-    With ``delta_L = dloss/dz_L`` given, for l = L, ..., 1:
-    ``dW_l = delta_l^T h_{l-1}``, ``db_l = sum_n delta_l`` and
-    ``delta_{l-1} = (delta_l W_l) * tanh'(z_{l-1})`` (eq. ``eq-bp-delta``).
+    With ``delta_L = dloss/dz_L`` given, for l = L, ..., 1: ``dW_l = delta_l^T
+    h_{l-1}``, ``db_l = sum_n delta_l`` (eq. ``eq-bp-param-grad``) and ``delta_{l-1} =
+    (delta_l W_l) * tanh'(z_{l-1})`` (eq. ``eq-bp-delta``), where ``tanh'(z) = 1 -
+    tanh(z)^2`` is read from the stored activations ``h_{l-1}``.
 
     Args:
-        weights: matrices ``W_l`` of shapes (m_l, m_{l-1}).
-        zs: pre-activations from :func:`mlp_forward`, shapes (n, m_l).
-        hs: activations from :func:`mlp_forward`, shapes (n, m_l), l = 0..L.
-        delta_out: gradient of the loss with respect to the output, shape (n, m_L).
+        params: list of layers ``(W_l, b_l)`` with shapes (m_l, m_{l-1}) and (m_l,).
+        X: the inputs ``h_0``, shape (n, m_0).
+        hidden: the stored forward pass ``[h_1, ..., h_L]``, shapes (n, m_l), as
+            returned by ``flt_lib.feedforward.mlp.hidden_activations(params, X,
+            activation="tanh")``.
+        delta_out: gradient of the loss with respect to the output ``h_L``, shape (n,
+            m_L).
 
-    Returns:
-        ``(dW, db, dX)``: gradients for every ``W_l`` (m_l, m_{l-1}) and ``b_l`` (m_l,), and the
-        gradient with respect to the input, shape (n, m_0).
+    Returns: ``(grads, dX)``: the gradients ``(dW_l, db_l)`` in the layout of
+        ``params``, and the gradient with respect to the input, shape (n, m_0).
     """
-    if len(zs) != len(weights) or len(hs) != len(weights) + 1:
+    params = check_params(params)
+    L = len(params)
+    if len(hidden) != L:
         raise ValueError(
-            f"zs and hs must have {len(weights)} and {len(weights) + 1} entries, got {len(zs)} and {len(hs)}"
+            f"hidden must hold {L} activations [h_1, ..., h_L], got {len(hidden)}"
         )
-    check_tensor(delta_out, "delta_out", shape=tuple(zs[-1].shape), floating=True, shape_doc="(n, m_L)")
-    dW: list[torch.Tensor] = [torch.empty(0)] * len(weights)
-    db: list[torch.Tensor] = [torch.empty(0)] * len(weights)
+    hs = [X, *hidden]  # h_0, ..., h_L
+    check_tensor(
+        delta_out,
+        "delta_out",
+        shape=tuple(hs[-1].shape),
+        floating=True,
+        shape_doc="(n, m_L)",
+    )
+    grads: Params = [None] * L  # type: ignore[list-item]
     delta = delta_out  # (n, m_L)
-    for layer in range(len(weights) - 1, -1, -1):
-        dW[layer] = delta.T @ hs[layer]  # (m_l, m_{l-1})
-        db[layer] = delta.sum(dim=0)  # (m_l,)
-        back = delta @ weights[layer]  # (n, m_{l-1}) = dloss/dh_{l-1}
-        delta = back * (1.0 - hs[layer] ** 2) if layer > 0 else back  # tanh'(z) = 1 - tanh(z)^2
-    return dW, db, delta
+    for layer in range(L - 1, -1, -1):
+        W = params[layer][0]
+        grads[layer] = (delta.T @ hs[layer], delta.sum(dim=0))  # (m_l, m_{l-1}), (m_l,)
+        back = delta @ W  # (n, m_{l-1}) = dloss/dh_{l-1}
+        # times tanh'(z_{l-1}) = 1 - h_{l-1}^2
+        delta = back * (1.0 - hs[layer] ** 2) if layer > 0 else back
+    return grads, delta
 
 
-def mlp_flops(sizes: Sequence[int], n: int = 1) -> tuple[int, int]:
-    """Exact flop counts of :func:`mlp_forward` and :func:`mlp_backward` for layer sizes ``sizes``.
+def backprop_flops(sizes: Sequence[int], *, n: int = 1) -> tuple[int, int]:
+    """Exact flop counts of the forward pass and of :func:`backprop` for layer sizes
+    ``sizes``.
 
-    Conventions: a matrix product (n, k) @ (k, m) costs ``n*m*(2k-1)`` flops; tanh costs 1 flop
-    per entry; ``tanh'(z) = 1 - h^2`` costs 2 per entry; bias addition 1 per entry; the bias
-    gradient sums n rows, ``(n-1)*m`` flops.
+    Conventions: a matrix product (n, k) @ (k, m) costs ``n*m*(2k-1)`` flops; tanh costs
+    1 flop per entry; ``tanh'(z) = 1 - h^2`` costs 2 per entry; bias addition 1 per
+    entry; the bias gradient sums n rows, ``(n-1)*m`` flops.
 
     Args:
         sizes: layer widths ``[m_0, m_1, ..., m_L]``, each >= 1, at least two entries.
         n: batch size, >= 1.
 
-    Returns:
-        ``(forward, backward)`` flop counts (ints); backward excludes the loss derivative.
+    Returns: ``(forward, backward)`` flop counts (ints); backward excludes the loss
+        derivative.
     """
     if len(sizes) < 2:
-        raise ValueError(f"sizes must list at least an input and an output width, got {list(sizes)}")
+        raise ValueError(
+            f"sizes must list at least an input and an output width, got {list(sizes)}"
+        )
     sizes = [check_int(s, "sizes[i]", min_value=1) for s in sizes]
     n = check_int(n, "n", min_value=1)
     fwd = bwd = 0

@@ -1,11 +1,11 @@
 """The book's figure style, and a few axes-in, axes-out helpers.
 
-Figures are drawn on an opaque white card with dark ink, so they stay readable on both the
-light and the dark theme of the website (a transparent figure with black text disappears on a
-dark page). The colour cycle is Okabe & Ito's colour-blind-safe palette.
+Figures are drawn on an opaque white card with dark ink, so they stay readable on both
+the light and the dark theme of the website (a transparent figure with black text
+disappears on a dark page). The colour cycle is Okabe & Ito's colour-blind-safe palette.
 
-Nothing here runs on import: call :func:`use_book_style` (the setup cell does) or wrap a figure
-in ``with book_style(): ...``.
+Nothing here runs on import: call :func:`use_book_style` (the setup cell does) or wrap a
+figure in ``with book_style(): ...``.
 """
 
 from __future__ import annotations
@@ -16,12 +16,24 @@ from collections.abc import Iterator, Sequence
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+import torch
 from matplotlib.axes import Axes
 
 from flt_lib._validate import check_real
 from flt_lib.stats import loglog_slope
 
-# Okabe & Ito (2008), "Color universal design": distinguishable under common colour blindness.
+__all__ = [
+    "BOOK_RC",
+    "COLORS",
+    "as_numpy",
+    "book_style",
+    "get_ax",
+    "plot_loglog",
+    "reference_slope",
+    "use_book_style",
+]
+
+# Okabe & Ito (2008), "Color universal design": distinguishable under colour blindness.
 COLORS: tuple[str, ...] = (
     "#0072B2",  # blue
     "#D55E00",  # vermillion
@@ -75,7 +87,7 @@ INLINE_FORMAT = "retina"
 
 
 def use_book_style() -> None:
-    """Apply the book style to matplotlib's global settings (call once, in the setup cell).
+    """Apply the book style to matplotlib's global settings (once, in the setup cell).
 
     Inside Jupyter (or Colab) it also makes the inline backend send crisp 2x PNG figures.
     """
@@ -103,7 +115,29 @@ def book_style() -> Iterator[None]:
         yield
 
 
-def get_ax(ax: Axes | None = None, *, figsize: tuple[float, float] | None = None) -> Axes:
+def as_numpy(x: object) -> np.ndarray:
+    """Return ``x`` as a NumPy array, whatever it is: a tensor on any device, a list, a
+    number.
+
+    Matplotlib reads CPU tensors but not GPU ones; plotting through this helper lets a
+    notebook compute on ``FLT_DEVICE`` and plot the result without
+    ``.detach().cpu().numpy()``.
+
+    Args:
+        x: a ``torch.Tensor`` (any device, with or without grad), array, sequence or
+            number.
+
+    Returns:
+        A NumPy array with the dtype of ``x``.
+    """
+    if isinstance(x, torch.Tensor):
+        return x.detach().cpu().numpy()
+    return np.asarray(x)
+
+
+def get_ax(
+    ax: Axes | None = None, *, figsize: tuple[float, float] | None = None
+) -> Axes:
     """Return ``ax`` if given, otherwise a fresh ``Axes`` on a new figure.
 
     Args:
@@ -111,15 +145,17 @@ def get_ax(ax: Axes | None = None, *, figsize: tuple[float, float] | None = None
         figsize: size of the new figure in inches, used only when ``ax`` is None.
     """
     if ax is not None and not isinstance(ax, Axes):
-        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
+        raise TypeError(
+            f"ax must be a matplotlib Axes or None, got {type(ax).__name__}"
+        )
     if ax is None:
         _, ax = plt.subplots(figsize=figsize)
     return ax
 
 
 def plot_loglog(
-    x: Sequence[float] | np.ndarray,
-    y: Sequence[float] | np.ndarray,
+    x: Sequence[float] | np.ndarray | torch.Tensor,
+    y: Sequence[float] | np.ndarray | torch.Tensor,
     *,
     ax: Axes | None = None,
     label: str | None = None,
@@ -129,7 +165,7 @@ def plot_loglog(
     """Plot ``y`` against ``x`` on log-log axes, optionally with the fitted power law.
 
     Args:
-        x: positive abscissae, shape (k,).
+        x: positive abscissae, shape (k,) (a tensor on any device, an array or a list).
         y: positive ordinates, shape (k,).
         ax: axes to draw on, or None for a new figure.
         label: legend label for the data.
@@ -139,10 +175,10 @@ def plot_loglog(
     Returns:
         The ``Axes`` drawn on.
     """
-    slope, intercept = loglog_slope(x, y)  # validates x and y
+    xa, ya = as_numpy(x).astype(float), as_numpy(y).astype(float)
+    slope, intercept = loglog_slope(xa, ya)  # validates x and y
     ax = get_ax(ax)
-    xa = np.asarray(x, dtype=float)
-    (line,) = ax.loglog(xa, np.asarray(y, dtype=float), marker=marker, linestyle="", label=label)
+    (line,) = ax.loglog(xa, ya, marker=marker, linestyle="", label=label)
     if fit:
         grid = np.geomspace(xa.min(), xa.max(), 50)
         ax.loglog(
@@ -165,7 +201,8 @@ def reference_slope(
     x1: float,
     label: str | None = None,
 ) -> Axes:
-    """Draw a reference power law ``y = y0 * (x / x0) ** slope`` between ``x0`` and ``x1``.
+    """Draw a reference power law ``y = y0 * (x / x0) ** slope`` between ``x0`` and
+    ``x1``.
 
     Args:
         ax: log-log axes to draw on.
@@ -182,5 +219,11 @@ def reference_slope(
     y0 = check_real(y0, "y0", min_value=0.0, strict_min=True)
     x1 = check_real(x1, "x1", min_value=x0, strict_min=True)
     xs = np.array([x0, x1])
-    ax.loglog(xs, y0 * (xs / x0) ** slope, color="#777777", linestyle=":", label=label or f"slope {slope:g}")
+    ax.loglog(
+        xs,
+        y0 * (xs / x0) ** slope,
+        color="#777777",
+        linestyle=":",
+        label=label or f"slope {slope:g}",
+    )
     return ax

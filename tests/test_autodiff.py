@@ -6,10 +6,12 @@ import math
 
 import pytest
 import torch
+import torch._dynamo  # noqa: F401  torch.testing and gradcheck import it lazily (1-3 s): pay it at collection
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flt_lib import autodiff as ad
+from flt_lib.feedforward import mlp
 from flt_lib.rng import torch_generator
 
 D = torch.float64
@@ -17,13 +19,16 @@ D = torch.float64
 
 def _mlp(sizes, seed=0):
     g = torch_generator(seed)
-    Ws = [torch.randn(sizes[i + 1], sizes[i], generator=g, dtype=D) / math.sqrt(sizes[i]) for i in range(len(sizes) - 1)]
-    bs = [0.1 * torch.randn(sizes[i + 1], generator=g, dtype=D) for i in range(len(sizes) - 1)]
-    return Ws, bs, g
+    params = [
+        (torch.randn(m_out, m_in, generator=g, dtype=D) / math.sqrt(m_in),
+         0.1 * torch.randn(m_out, generator=g, dtype=D))
+        for m_in, m_out in zip(sizes[:-1], sizes[1:])
+    ]
+    return params, g
 
 
-def _torch_loss(Ws, bs, X, Y):
-    return 0.5 * ((ad.mlp_forward(Ws, bs, X)[1][-1] - Y) ** 2).sum()
+def _torch_loss(params, X, Y):
+    return 0.5 * ((mlp.mlp_forward(params, X, activation="tanh") - Y) ** 2).sum()
 
 
 reals = st.floats(min_value=0.2, max_value=2.0)
@@ -53,22 +58,23 @@ def test_shared_node_accumulates_gradient():
 
 
 def test_value_mlp_matches_delta_recursion_and_autograd():
-    Ws, bs, g = _mlp([3, 5, 4, 2])
+    params, g = _mlp([3, 4, 3, 2])
     x, y = torch.randn(3, generator=g, dtype=D), torch.randn(2, generator=g, dtype=D)
-    loss, W, b = ad.value_mlp_loss(Ws, bs, x, y)
+    loss, W, b = ad.value_mlp_loss(params, x, y)
     loss.backward()
-    zs, hs = ad.mlp_forward(Ws, bs, x[None])
-    dW, db, _ = ad.mlp_backward(Ws, zs, hs, hs[-1] - y[None])
-    params = [p.clone().requires_grad_() for p in Ws + bs]
-    lt = _torch_loss(params[:3], params[3:], x[None], y[None])
+    hidden = mlp.hidden_activations(params, x[None], activation="tanh")
+    grads, _ = ad.backprop(params, x[None], hidden, hidden[-1] - y[None])
+    leaves = [(Wl.clone().requires_grad_(), bl.clone().requires_grad_()) for Wl, bl in params]
+    lt = _torch_loss(leaves, x[None], y[None])
     lt.backward()
     assert loss.data == pytest.approx(lt.item(), abs=1e-12)
-    for layer in range(3):
+    for layer, ((dW, db), (Wt, bt)) in enumerate(zip(grads, leaves)):
         got = torch.tensor([[w.grad for w in row] for row in W[layer]], dtype=D)
-        torch.testing.assert_close(got, dW[layer], atol=1e-12, rtol=0)
-        torch.testing.assert_close(dW[layer], params[layer].grad, atol=1e-12, rtol=0)
-        torch.testing.assert_close(db[layer], params[3 + layer].grad, atol=1e-12, rtol=0)
-        torch.testing.assert_close(torch.tensor([v.grad for v in b[layer]], dtype=D), db[layer], atol=1e-12, rtol=0)
+        torch.testing.assert_close(got, dW, atol=1e-12, rtol=0)
+        torch.testing.assert_close(dW, Wt.grad, atol=1e-12, rtol=0)
+        torch.testing.assert_close(db, bt.grad, atol=1e-12, rtol=0)
+        got_b = torch.tensor([v.grad for v in b[layer]], dtype=D)
+        torch.testing.assert_close(got_b, db, atol=1e-12, rtol=0)
 
 
 class _DeltaMLP(torch.autograd.Function):
@@ -76,21 +82,22 @@ class _DeltaMLP(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, X, W1, b1, W2, b2):
-        zs, hs = ad.mlp_forward([W1, W2], [b1, b2], X)
-        ctx.save_for_backward(W1, W2, *zs, *hs)
-        return hs[-1]
+        h1, h2 = mlp.hidden_activations([(W1, b1), (W2, b2)], X, activation="tanh")
+        ctx.save_for_backward(X, W1, b1, W2, b2, h1, h2)
+        return h2
 
     @staticmethod
     def backward(ctx, grad_out):
-        W1, W2, z1, z2, h0, h1, h2 = ctx.saved_tensors
-        dW, db, dX = ad.mlp_backward([W1, W2], [z1, z2], [h0, h1, h2], grad_out)
-        return dX, dW[0], db[0], dW[1], db[1]
+        X, W1, b1, W2, b2, h1, h2 = ctx.saved_tensors
+        grads, dX = ad.backprop([(W1, b1), (W2, b2)], X, [h1, h2], grad_out)
+        return dX, grads[0][0], grads[0][1], grads[1][0], grads[1][1]
 
 
 def test_delta_recursion_passes_gradcheck():
-    Ws, bs, g = _mlp([3, 6, 2], seed=3)
+    params, g = _mlp([3, 6, 2], seed=3)
     X = torch.randn(4, 3, generator=g, dtype=D)
-    inputs = [t.clone().requires_grad_() for t in (X, Ws[0], bs[0], Ws[1], bs[1])]
+    (W1, b1), (W2, b2) = params
+    inputs = [t.clone().requires_grad_() for t in (X, W1, b1, W2, b2)]
     assert torch.autograd.gradcheck(_DeltaMLP.apply, inputs, eps=1e-6, atol=1e-7)
 
 
@@ -113,23 +120,24 @@ def test_value_graph_passes_gradcheck():
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(1, 6), st.integers(1, 6), st.integers(1, 3))
+@given(st.integers(1, 5), st.integers(1, 5), st.integers(1, 3))
 def test_backward_flops_at_most_four_times_forward(m, k, out):
-    Ws, bs, g = _mlp([k, m, m, out], seed=m * 31 + k)
-    loss, _, _ = ad.value_mlp_loss(Ws, bs, torch.randn(k, generator=g, dtype=D), torch.zeros(out, dtype=D))
+    params, g = _mlp([k, m, m, out], seed=m * 31 + k)
+    x, y = torch.randn(k, generator=g, dtype=D), torch.zeros(out, dtype=D)
+    loss, _, _ = ad.value_mlp_loss(params, x, y)
     fwd, bwd = ad.forward_flops(loss), loss.backward()
     assert bwd <= 4 * fwd
-    assert fwd == ad.mlp_flops([k, m, m, out])[0] + 3 * out  # the loss adds 3 flops per output
+    assert fwd == ad.backprop_flops([k, m, m, out])[0] + 3 * out  # the loss: 3 flops per output
 
 
-def test_mlp_flops_closed_form():
-    fwd, bwd = ad.mlp_flops([3, 4, 2], n=5)
+def test_backprop_flops_closed_form():
+    fwd, bwd = ad.backprop_flops([3, 4, 2], n=5)
     # forward: layer 1: 5*4*(2*3-1) + 5*4 bias + 5*4 tanh = 140; layer 2: 5*2*(2*4-1) + 5*2 = 80
     assert fwd == 220
     # backward: layer 2: dW 2*4*9 + db 4*2 + delta@W 5*4*3 + tanh' 3*5*4 = 72+8+60+60 = 200
     #           layer 1: dW 4*3*9 + db 4*4 + dX 5*3*7 = 108+16+105 = 229
     assert bwd == 429
-    ratios = [b / f for f, b in (ad.mlp_flops([m] * 4, n=64) for m in (8, 64, 256))]
+    ratios = [b / f for f, b in (ad.backprop_flops([m] * 4, n=64) for m in (8, 64, 256))]
     assert all(1.9 < r < 2.2 for r in ratios)
 
 
@@ -140,17 +148,18 @@ def test_bad_inputs():
         ad.Value(2.0) ** ad.Value(3.0)
     with pytest.raises(TypeError, match="root must be a Value"):
         ad.topological_order(3.0)
-    Ws, bs, _ = _mlp([3, 4, 2])
-    with pytest.raises(ValueError, match=r"weights\[1\] must have 4 columns"):
-        ad.mlp_forward([Ws[0], Ws[0]], bs, torch.zeros(2, 3, dtype=D))
-    with pytest.raises(ValueError, match="X must be a 2-D tensor"):
-        ad.mlp_forward(Ws, bs, torch.zeros(3, dtype=D))
+    params, _ = _mlp([3, 4, 2])
+    with pytest.raises(ValueError, match=r"params\[1\] \(W\) must have 4 columns"):
+        ad.value_mlp_loss([params[0], params[0]], torch.zeros(3, dtype=D), torch.zeros(4, dtype=D))
     with pytest.raises(ValueError, match="y must have shape"):
-        ad.value_mlp_loss(Ws, bs, torch.zeros(3, dtype=D), torch.zeros(5, dtype=D))
-    zs, hs = ad.mlp_forward(Ws, bs, torch.zeros(2, 3, dtype=D))
+        ad.value_mlp_loss(params, torch.zeros(3, dtype=D), torch.zeros(5, dtype=D))
+    X = torch.zeros(2, 3, dtype=D)
+    hidden = mlp.hidden_activations(params, X, activation="tanh")
     with pytest.raises(ValueError, match="delta_out must have shape"):
-        ad.mlp_backward(Ws, zs, hs, torch.zeros(2, 3, dtype=D))
+        ad.backprop(params, X, hidden, torch.zeros(2, 3, dtype=D))
+    with pytest.raises(ValueError, match="hidden must hold 2 activations"):
+        ad.backprop(params, X, hidden[:1], torch.zeros(2, 2, dtype=D))
     with pytest.raises(ValueError, match="sizes must list"):
-        ad.mlp_flops([3])
+        ad.backprop_flops([3])
     with pytest.raises(ValueError, match="n must be >= 1"):
-        ad.mlp_flops([3, 2], n=0)
+        ad.backprop_flops([3, 2], n=0)

@@ -58,7 +58,10 @@ def test_noise_free_underdamped_is_heavy_ball():
     theta0 = torch.tensor([[2.0, 2.0]], dtype=torch.float64)
     chain = langevin.underdamped_langevin(tg.grad_log_prob, theta0, step=eps, friction=gamma, n_steps=T,
                                           generator=torch_generator(0), temperature=0.0)
-    hb = gd.heavy_ball(lambda x: -tg.grad_log_prob(x[None])[0], theta0[0], eps**2, 1 - gamma * eps, T)
+    hb = gd.heavy_ball(
+        lambda x: -tg.grad_log_prob(x[None])[0], theta0[0], lr=eps**2, momentum=1 - gamma * eps,
+        steps=T,
+    )
     assert torch.allclose(chain.samples[:, 0], hb[1:], atol=1e-12)
 
 

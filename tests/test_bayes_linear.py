@@ -23,7 +23,7 @@ def test_posterior_mean_is_ridge_with_lambda_noise_over_prior():
     post = linear.blr_posterior(X, y, prior_var=prior_var, noise_var=noise_var)
     n = X.shape[0]
     # Chapter 3's ridge minimises |Xw - y|^2 / (2n) + (lambda/2)|w|^2: lambda = noise_var / (n prior_var).
-    ridge = regularisation.ridge_solution(X, y, noise_var / (n * prior_var))
+    ridge = regularisation.ridge_solution(X, y, weight_decay=noise_var / (n * prior_var))
     assert torch.allclose(post.mean, ridge, atol=1e-10, rtol=0)
     precision = X.T @ X / noise_var + torch.eye(4, dtype=X.dtype) / prior_var
     assert torch.allclose(post.cov, torch.linalg.inv(precision), atol=1e-12)

@@ -51,11 +51,11 @@ def test_general_position_detects_dependence():
 
 
 def test_monte_carlo_matches_formula():
-    frac = cv.monte_carlo_fraction(8, 4, 200, generator=torch_generator(0))
+    frac = cv.monte_carlo_fraction(8, 4, n_trials=200, generator=torch_generator(0))
     p = float(cv.cover_fraction(8, 4))
     assert abs(frac - p) <= 4 * math.sqrt(p * (1 - p) / 200) + 1 / 200
-    assert cv.monte_carlo_fraction(3, 3, 20, generator=torch_generator(1)) == 1.0
-    affine = cv.monte_carlo_fraction(6, 2, 200, generator=torch_generator(2), affine=True)
+    assert cv.monte_carlo_fraction(3, 3, n_trials=20, generator=torch_generator(1)) == 1.0
+    affine = cv.monte_carlo_fraction(6, 2, n_trials=200, generator=torch_generator(2), affine=True)
     q = float(cv.cover_fraction(6, 3))
     assert abs(affine - q) <= 4 * math.sqrt(q * (1 - q) / 200) + 1 / 200
 
@@ -74,6 +74,27 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="X must be a 2-D tensor"):
         cv.in_general_position(torch.ones(3))
     with pytest.raises(ValueError, match="n_trials must be >= 1"):
-        cv.monte_carlo_fraction(3, 2, 0, generator=torch_generator(0))
+        cv.monte_carlo_fraction(3, 2, n_trials=0, generator=torch_generator(0))
     with pytest.raises(TypeError, match="generator must be a torch.Generator"):
-        cv.monte_carlo_fraction(3, 2, 5, generator=None)
+        cv.monte_carlo_fraction(3, 2, n_trials=5, generator=None)
+
+
+def test_separability_falls_back_when_highs_is_undecided(monkeypatch):
+    # HiGHS's default method can end with status 4 ("unknown") on a degenerate draw; the
+    # test must then be decided by another method, not crash.
+    import scipy.optimize
+
+    real = scipy.optimize.linprog
+    calls = []
+
+    def flaky(*args, method, options, **kwargs):
+        calls.append((method, bool(options)))
+        if method == "highs":  # both attempts with the default method fail
+            return scipy.optimize.OptimizeResult(status=4, message="unknown")
+        return real(*args, method=method, options=options, **kwargs)
+
+    monkeypatch.setattr(scipy.optimize, "linprog", flaky)
+    X = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], dtype=torch.float64)
+    assert cv.is_linearly_separable(X, torch.tensor([1.0, 1.0, 1.0], dtype=torch.float64))
+    assert not cv.is_linearly_separable(X, torch.tensor([1.0, 1.0, -1.0], dtype=torch.float64))
+    assert calls == [("highs", True), ("highs", False), ("highs-ipm", False)] * 2

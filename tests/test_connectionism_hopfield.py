@@ -58,7 +58,7 @@ def test_run_async_energy_monotone_and_fixed_point():
     P = _pm1((3, 40), gen)
     W = hp.hebbian_weights(P)
     x0 = P[0] * torch.where(torch.rand(40, generator=gen) < 0.15, -1.0, 1.0).double()
-    run = hp.run_async(W, x0, torch_generator(3))
+    run = hp.run_async(W, x0, generator=torch_generator(3))
     assert run.converged and (run.energies[1:] <= run.energies[:-1] + 1e-12).all()
     assert torch.equal(hp.sign(hp.local_field(W, run.state)), run.state)
     assert torch.equal(run.state, P[0])  # low load: the pattern is retrieved
@@ -72,14 +72,14 @@ def test_batched_sweeps_equal_loop():
     gen = torch_generator(4)
     P = _pm1((1, 8, 30), gen, torch.float32)
     x0 = _pm1((1, 30), gen, torch.float32)
-    xb, conv = hp.async_sweeps_batched(P, x0, torch_generator(9))
-    run = hp.run_async(hp.hebbian_weights(P[0]), x0[0], torch_generator(9))
+    xb, conv = hp.async_sweeps_batched(P, x0, generator=torch_generator(9))
+    run = hp.run_async(hp.hebbian_weights(P[0]), x0[0], generator=torch_generator(9))
     assert torch.equal(xb[0], run.state) and bool(conv[0]) == run.converged
 
 
 def test_retrieval_sweep_shapes_and_load_effect():
-    P = hp.random_patterns(40, 200, torch_generator(5), batch=4)
-    m, conv = hp.retrieval_sweep(P, [0.02, 0.2], torch_generator(6))
+    P = hp.random_patterns(40, 200, generator=torch_generator(5), batch=4)
+    m, conv = hp.retrieval_sweep(P, [0.02, 0.2], generator=torch_generator(6))
     assert m.shape == (2, 4) and conv.shape == (2, 4)
     assert (m[0] == 1).all() and m[1].mean() < m[0].mean()
 
@@ -96,7 +96,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="i must be <= 2"):
         hp.async_update(W, torch.ones(3), 3)
     with pytest.raises(TypeError, match="generator must be a torch.Generator"):
-        hp.run_async(W, torch.ones(3), 0)
+        hp.run_async(W, torch.ones(3), generator=0)
     with pytest.raises(ValueError, match="patterns must be a 2-D tensor"):
         hp.hebbian_weights(torch.ones(3))
     with pytest.raises(TypeError, match="z must be a torch.Tensor"):
@@ -104,10 +104,10 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="names"):
         hp.letter_patterns("HZ")
     with pytest.raises(ValueError, match="s must be >= 1"):
-        hp.random_patterns(0, 3, torch_generator(0))
+        hp.random_patterns(0, 3, generator=torch_generator(0))
     with pytest.raises(ValueError, match="x0 must have shape"):
-        hp.async_sweeps_batched(torch.ones(2, 3, 4), torch.ones(2, 5), torch_generator(0))
+        hp.async_sweeps_batched(torch.ones(2, 3, 4), torch.ones(2, 5), generator=torch_generator(0))
     with pytest.raises(ValueError, match="loads: load 0.9"):
-        hp.retrieval_sweep(torch.ones(1, 3, 4), [0.9], torch_generator(0))
+        hp.retrieval_sweep(torch.ones(1, 3, 4), [0.9], generator=torch_generator(0))
     with pytest.raises(TypeError, match="x must have a floating-point dtype"):
         hp.overlap(torch.ones(3, dtype=torch.int64), torch.ones(3))

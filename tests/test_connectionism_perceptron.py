@@ -30,7 +30,7 @@ def _loop_perceptron(X, y, max_updates):
 
 @pytest.mark.parametrize("kind", ["ball", "shell"])
 def test_vectorised_equals_loop(kind):
-    X, y, _ = pc.separable_data(40, 5, 0.1, generator=torch_generator(1), kind=kind)
+    X, y, _ = pc.separable_data(40, 5, gamma=0.1, generator=torch_generator(1), kind=kind)
     res = pc.perceptron(X, y)
     w_loop, k_loop = _loop_perceptron(X, y, 10_000)
     assert res.n_updates == k_loop and torch.allclose(res.w, w_loop)
@@ -45,7 +45,7 @@ def test_vectorised_equals_loop(kind):
     kind=st.sampled_from(["ball", "shell"]),
 )
 def test_novikoff_bound_holds(seed, d, gamma, kind):
-    X, y, w_star = pc.separable_data(30, d, gamma, generator=torch_generator(seed), kind=kind)
+    X, y, w_star = pc.separable_data(30, d, gamma=gamma, generator=torch_generator(seed), kind=kind)
     bound = pc.novikoff_bound(X, y, w_star)
     res = pc.perceptron(X, y, max_updates=10 * math.ceil(bound))
     assert res.converged and res.n_updates <= bound
@@ -54,7 +54,7 @@ def test_novikoff_bound_holds(seed, d, gamma, kind):
 
 def test_separable_data_has_promised_margin_and_radius():
     for kind in ("ball", "shell"):
-        X, y, w_star = pc.separable_data(200, 3, 0.2, generator=torch_generator(0), kind=kind)
+        X, y, w_star = pc.separable_data(200, 3, gamma=0.2, generator=torch_generator(0), kind=kind)
         assert pc.margin(X, y, w_star) >= 0.2 - 1e-5
         assert pc.radius(X) <= 1 + 1e-6
         assert abs(w_star.norm().item() - 1) < 1e-6
@@ -86,7 +86,7 @@ def test_xor_hits_the_cap():
 
 
 def test_version_space_shrinks_and_contains_w_star():
-    X, y, w_star = pc.separable_data(20, 2, 0.05, generator=torch_generator(3))
+    X, y, w_star = pc.separable_data(20, 2, gamma=0.05, generator=torch_generator(3))
     angles = torch.linspace(0, 2 * math.pi, 3601)[:-1]
     masks = [pc.feasible_directions(X[:k], y[:k], angles) for k in range(1, 21)]
     for a, b in zip(masks, masks[1:]):
@@ -112,11 +112,11 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="positive margin"):
         pc.novikoff_bound(torch.tensor([[1.0, 0.0]]), torch.tensor([-1.0]), torch.tensor([1.0, 0.0]))
     with pytest.raises(ValueError, match="gamma must be"):
-        pc.separable_data(10, 2, 0.7, generator=torch_generator(0))
+        pc.separable_data(10, 2, gamma=0.7, generator=torch_generator(0))
     with pytest.raises(ValueError, match="kind must be one of"):
-        pc.separable_data(10, 2, 0.1, generator=torch_generator(0), kind="cube")
+        pc.separable_data(10, 2, gamma=0.1, generator=torch_generator(0), kind="cube")
     with pytest.raises(TypeError, match="generator must be a torch.Generator"):
-        pc.separable_data(10, 2, 0.1, generator=0)
+        pc.separable_data(10, 2, gamma=0.1, generator=0)
     with pytest.raises(ValueError, match="X must have shape \\(n, 2\\)"):
         pc.feasible_directions(torch.randn(4, 3), y, torch.zeros(5))
     with pytest.raises(ValueError, match="X must be a 2-D tensor"):

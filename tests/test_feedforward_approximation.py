@@ -46,13 +46,13 @@ def test_ridge_features_loop_vs_vectorised():
 
 
 def test_random_ridge_units_1d():
-    W, b = ap.random_ridge_units_1d(100, 5.0, torch_generator(1), lo=-2.0, hi=3.0)
+    W, b = ap.random_ridge_units_1d(100, steepness=5.0, generator=torch_generator(1), lo=-2.0, hi=3.0)
     assert W.shape == (100, 1) and b.shape == (100,)
     assert torch.allclose(W.abs(), torch.full((100, 1), 5.0, dtype=torch.float64))
     centres = -b / W[:, 0]
     assert centres.min() >= -2.0 and centres.max() <= 3.0
     with pytest.raises(ValueError, match="steepness must be > 0.0"):
-        ap.random_ridge_units_1d(3, 0.0, torch_generator(0))
+        ap.random_ridge_units_1d(3, steepness=0.0, generator=torch_generator(0))
 
 
 def test_least_squares_outer_recovers_exact_network():
@@ -89,14 +89,14 @@ def test_probit_target_matches_monte_carlo():
     U = torch.randn(2, d, generator=gen, dtype=torch.float64)
     beta = torch.tensor([0.5, -0.5], dtype=torch.float64)
     X = torch.randn(10, d, generator=gen, dtype=torch.float64)
-    W, b = ap.sample_probit_mixture_units(100_000, U, beta, 1.5, 0.7, torch_generator(4))
+    W, b = ap.sample_probit_mixture_units(100_000, U, beta, s=1.5, tau=0.7, generator=torch_generator(4))
     mc = ap.maurey_average(X, W, b)
-    exact = ap.probit_mixture_target(X, U, beta, 1.5, 0.7)
+    exact = ap.probit_mixture_target(X, U, beta, s=1.5, tau=0.7)
     assert (mc - exact).abs().max().item() < 7e-3
     with pytest.raises(ValueError, match="s must be >= 0.0"):
-        ap.probit_mixture_target(X, U, beta, -1.0, 0.7)
+        ap.probit_mixture_target(X, U, beta, s=-1.0, tau=0.7)
     with pytest.raises(ValueError, match="m must be >= 1"):
-        ap.sample_probit_mixture_units(0, U, beta, 1.0, 1.0, torch_generator(0))
+        ap.sample_probit_mixture_units(0, U, beta, s=1.0, tau=1.0, generator=torch_generator(0))
 
 
 def test_maurey_rate_barron():
@@ -106,12 +106,12 @@ def test_maurey_rate_barron():
     U = 3 * torch.nn.functional.normalize(torch.randn(3, d, generator=gen, dtype=torch.float64), dim=1)
     beta = torch.tensor([0.0, 1.0, -1.0], dtype=torch.float64)
     X = torch.randn(500, d, generator=gen, dtype=torch.float64)
-    f = ap.probit_mixture_target(X, U, beta, 1.0, 0.5)
+    f = ap.probit_mixture_target(X, U, beta, s=1.0, tau=0.5)
     ms, errs = [8, 32, 128, 512], []
     for m in ms:
         e = 0.0
         for s in range(10):
-            W, b = ap.sample_probit_mixture_units(m, U, beta, 1.0, 0.5, torch_generator(100 * s + m))
+            W, b = ap.sample_probit_mixture_units(m, U, beta, s=1.0, tau=0.5, generator=torch_generator(100 * s + m))
             e += (ap.maurey_average(X, W, b) - f).pow(2).mean().item() / 10
         errs.append(e)
         assert e <= 0.25 / m

@@ -48,11 +48,11 @@ def test_activation_pattern_loop_vs_vectorised():
         rg.activation_pattern(X, W, torch.randn(3))
 
 
-def test_zaslavsky_bound_values():
-    assert [rg.zaslavsky_bound(m, 2) for m in range(6)] == [1, 2, 4, 7, 11, 16]
-    assert rg.zaslavsky_bound(3, 5) == 8  # fewer hyperplanes than dimensions: all 2^m patterns
+def test_general_position_regions_values():
+    assert [rg.general_position_regions(m, 2) for m in range(6)] == [1, 2, 4, 7, 11, 16]
+    assert rg.general_position_regions(3, 5) == 8  # fewer hyperplanes than dimensions: all 2^m patterns
     with pytest.raises(ValueError, match="n must be >= 1"):
-        rg.zaslavsky_bound(3, 0)
+        rg.general_position_regions(3, 0)
 
 
 @settings(max_examples=25, deadline=None)
@@ -61,12 +61,12 @@ def test_count_regions_matches_formula_and_bound(lines):
     if not distinct(lines):
         return
     r = rg.count_regions_2d(lines)
-    assert r == formula_regions(lines)
-    assert r <= rg.zaslavsky_bound(len(lines), 2)
+    assert r == formula_regions(lines) == rg.zaslavsky_regions_2d(lines)
+    assert r <= rg.general_position_regions(len(lines), 2)
     if rg.in_general_position_2d(lines):
-        assert r == rg.zaslavsky_bound(len(lines), 2)
+        assert r == rg.general_position_regions(len(lines), 2)
     else:
-        assert r < rg.zaslavsky_bound(len(lines), 2)
+        assert r < rg.general_position_regions(len(lines), 2)
 
 
 def test_count_regions_special_cases_and_sampling_oracle():
@@ -87,6 +87,11 @@ def test_count_regions_special_cases_and_sampling_oracle():
         rg.region_sign_vectors_2d([(1, 0)])
 
 
+def test_zaslavsky_regions_bad_input():
+    with pytest.raises(ValueError, match=r"lines must be distinct, but lines\[0\] and lines\[1\] coincide"):
+        rg.zaslavsky_regions_2d([(1, 2, 3), (2, 4, 6)])
+
+
 def test_in_general_position():
     assert rg.in_general_position_2d([(1, 0, 0), (0, 1, 0), (1, 1, 1)])
     assert not rg.in_general_position_2d([(1, 0, 0), (0, 1, 0), (1, 1, 0)])
@@ -100,7 +105,7 @@ def test_montufar_lower_bound():
     assert rg.montufar_lower_bound(8, 2, 3) == 4**4 * 37
     assert rg.montufar_lower_bound(3, 1, 4) == 27 * 4
     for L in range(2, 6):  # deep lower bound beats the shallow upper bound with the same units
-        assert rg.montufar_lower_bound(4, 2, L) > rg.zaslavsky_bound(4 * L, 2)
+        assert rg.montufar_lower_bound(4, 2, L) > rg.general_position_regions(4 * L, 2)
     with pytest.raises(ValueError, match="m must be >= 2"):
         rg.montufar_lower_bound(1, 2, 3)
 

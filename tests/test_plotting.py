@@ -58,3 +58,14 @@ def test_importing_plotting_changes_no_rcparams():
     snapshot = dict(mpl.rcParams)
     importlib.reload(plotting)
     assert dict(mpl.rcParams) == snapshot
+
+
+def test_as_numpy_and_tensor_inputs():
+    import torch
+
+    t = torch.tensor([1.0, 10.0, 100.0], requires_grad=True)
+    np.testing.assert_array_equal(plotting.as_numpy(t), [1.0, 10.0, 100.0])
+    np.testing.assert_array_equal(plotting.as_numpy([1, 2]), [1, 2])
+    ax = plotting.plot_loglog(t, torch.tensor([1.0, 0.1, 0.01]), label="tensors")
+    assert [line.get_label() for line in ax.get_lines()] == ["tensors", "fit: slope -1.00"]
+    plt.close("all")

@@ -59,10 +59,27 @@ def test_weight_norm_gradient_orthogonal_and_formula():
 
 def test_deep_net_scales():
     x = torch.randn(32, 64, generator=torch_generator(4), dtype=torch.float64)
-    none = nrm.deep_net_scales(x, 10, 2.0, "none", torch_generator(5))
-    bn = nrm.deep_net_scales(x, 10, 2.0, "batch", torch_generator(5))
+    none = nrm.deep_net_scales(x, depth=10, weight_std=2.0, norm="none", generator=torch_generator(5))
+    bn = nrm.deep_net_scales(x, depth=10, weight_std=2.0, norm="batch", generator=torch_generator(5))
     assert none[-1] > 10 * none[0]
     assert ((bn - 0.5**0.5).abs() < 0.1).all()
+
+
+def test_whitened_batch_norm_is_weight_norm():
+    # Salimans & Kingma (2016), Sec. 2.2: on a whitened batch, BN(X w) = X (gamma w / ||w||) + beta.
+    g = torch_generator(6)
+    X = nrm.whiten(torch.randn(64, 5, generator=g, dtype=torch.float64) @ torch.randn(5, 5, generator=g, dtype=torch.float64))
+    assert torch.allclose(X.mean(0), torch.zeros(5, dtype=torch.float64), atol=1e-12)
+    assert torch.allclose(X.T @ X / 64, torch.eye(5, dtype=torch.float64), atol=1e-10)
+    V = torch.randn(3, 5, generator=g, dtype=torch.float64)
+    gamma, beta = torch.tensor([0.5, 2.0, -1.0], dtype=torch.float64), torch.randn(3, generator=g, dtype=torch.float64)
+    bn = nrm.batch_norm(X @ V.T, gamma, beta, eps=0.0)
+    wn = X @ nrm.weight_norm(V, gamma).T + beta
+    assert torch.allclose(bn, wn, atol=1e-12)
+    # and not for a batch that is only standardised per coordinate (correlated inputs)
+    Z = torch.randn(64, 5, generator=g, dtype=torch.float64) @ torch.randn(5, 5, generator=g, dtype=torch.float64)
+    Z = (Z - Z.mean(0)) / Z.std(0, unbiased=False)
+    assert not torch.allclose(nrm.batch_norm(Z @ V.T, gamma, beta, eps=0.0), Z @ nrm.weight_norm(V, gamma).T + beta, atol=1e-3)
 
 
 def test_bad_inputs():
@@ -77,4 +94,8 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="g must have shape"):
         nrm.weight_norm(torch.randn(3, 4), torch.ones(2))
     with pytest.raises(ValueError, match="norm must be one of"):
-        nrm.deep_net_scales(torch.randn(4, 3), 2, 1.0, "group", torch_generator(0))
+        nrm.deep_net_scales(torch.randn(4, 3), depth=2, weight_std=1.0, norm="group", generator=torch_generator(0))
+    with pytest.raises(ValueError, match="X must have more rows than columns"):
+        nrm.whiten(torch.randn(3, 3))
+    with pytest.raises(ValueError, match="full-rank batch covariance"):
+        nrm.whiten(torch.ones(6, 2, dtype=torch.float64))

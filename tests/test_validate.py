@@ -63,3 +63,13 @@ def test_check_xy():
         v.check_xy(torch.zeros(4), y)
     with pytest.raises(TypeError, match="y must have a floating-point dtype"):
         v.check_xy(X, torch.zeros(4, dtype=torch.long))
+
+
+def test_check_vector_or_batch():
+    x = torch.zeros(2, 5)
+    assert v.check_vector_or_batch(x, "x", 5) is x
+    assert v.check_vector_or_batch(torch.zeros(5), "x", 5).shape == (5,)
+    with pytest.raises(ValueError, match=r"x must have shape \(n,\) or \(B, n\) with n=4, got \(2, 5\)"):
+        v.check_vector_or_batch(x, "x", 4)
+    with pytest.raises(TypeError, match="x must have a floating-point dtype"):
+        v.check_vector_or_batch(torch.zeros(5, dtype=torch.long), "x", 5)

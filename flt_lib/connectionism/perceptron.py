@@ -1,12 +1,13 @@
-"""The perceptron: margins, version space, the perceptron algorithm and Novikoff's bound.
+"""The perceptron: margins, version space, the perceptron algorithm and Novikoff's
+bound.
 
 Conventions (Section 1.2 of the book). Labels are ``y in {-1, +1}``. The classifier is
-homogeneous, ``x -> sign(<w, x>)``; an affine classifier ``sign(<w, x> + b)`` is the homogeneous
-one on lifted inputs ``(x, 1)`` (see :func:`add_bias`). A point is a *mistake* of ``w`` when
-``y <w, x> <= 0``, so the zero vector gets every point wrong.
+homogeneous, ``x -> sign(<w, x>)``; an affine classifier ``sign(<w, x> + b)`` is the
+homogeneous one on lifted inputs ``(x, 1)`` (see :func:`add_bias`). A point is a
+*mistake* of ``w`` when ``y <w, x> <= 0``, so the zero vector gets every point wrong.
 
-References: Rosenblatt (1958) for the model and the learning rule; Novikoff (1962) for the
-bound ``k <= R^2 / gamma^2`` on the number of updates.
+References: Rosenblatt (1958) for the model and the learning rule; Novikoff (1962) for
+the bound ``k <= R^2 / gamma^2`` on the number of updates.
 """
 
 from __future__ import annotations
@@ -15,7 +16,13 @@ from dataclasses import dataclass
 
 import torch
 
-from flt_lib._validate import check_choice, check_generator, check_int, check_real, check_tensor
+from flt_lib._validate import (
+    check_choice,
+    check_generator,
+    check_int,
+    check_real,
+    check_tensor,
+)
 
 __all__ = [
     "PerceptronResult",
@@ -39,7 +46,8 @@ class PerceptronResult:
     n_updates: int  # number of updates k made (each update corrects one mistake)
     converged: bool  # True iff the final w makes no mistake on the data
     n_mistakes: int  # number of points with y <w, x> <= 0 under the final w
-    mistakes_per_update: tuple[int, ...]  # number of mistakes before each update, length n_updates
+    # number of mistakes before each update, length n_updates
+    mistakes_per_update: tuple[int, ...]
 
 
 def _check_xy(X: torch.Tensor, y: torch.Tensor) -> None:
@@ -48,7 +56,9 @@ def _check_xy(X: torch.Tensor, y: torch.Tensor) -> None:
     if X.shape[0] == 0:
         raise ValueError("X must contain at least one point, got shape (0, d)")
     if not bool(((y == 1) | (y == -1)).all()):
-        raise ValueError(f"y must have entries in {{-1, +1}}, got values {torch.unique(y).tolist()}")
+        raise ValueError(
+            f"y must have entries in {{-1, +1}}, got values {torch.unique(y).tolist()}"
+        )
 
 
 def add_bias(X: torch.Tensor) -> torch.Tensor:
@@ -66,7 +76,8 @@ def add_bias(X: torch.Tensor) -> torch.Tensor:
 
 
 def predict(X: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    """Perceptron output ``sign(<w, x>)`` with the tie ``sign(0) = +1`` (notation table).
+    """Perceptron output ``sign(<w, x>)`` with the tie ``sign(0) = +1`` (notation
+    table).
 
     Args:
         X: inputs, shape ``(n, d)``.
@@ -82,9 +93,11 @@ def predict(X: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
 
 
 def signed_margins(X: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    """Signed distances ``y_i <w, x_i> / ||w||`` of the points to the hyperplane ``<w, x> = 0``.
+    """Signed distances ``y_i <w, x_i> / ||w||`` of the points to the hyperplane ``<w,
+    x> = 0``.
 
-    Positive means correctly classified, with that much room (eq. ``eq-perceptron-signed-margin``).
+    Positive means correctly classified, with that much room (eq.
+    ``eq-perceptron-signed-margin``).
 
     Args:
         X: inputs, shape ``(n, d)``.
@@ -98,12 +111,16 @@ def signed_margins(X: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> torch.T
     check_tensor(w, "w", shape=(X.shape[1],), shape_doc="(d,) with d = X.shape[1]")
     norm = w.norm()
     if norm.item() == 0.0:
-        raise ValueError("w must be non-zero to define a hyperplane and a margin, got the zero vector")
+        raise ValueError(
+            "w must be non-zero to define a hyperplane and a margin, got the zero "
+            "vector"
+        )
     return y.to(X) * (X @ w.to(X)) / norm  # (n,)
 
 
 def margin(X: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> float:
-    """Margin of ``w`` on the data: the smallest signed distance, ``min_i y_i <w, x_i> / ||w||``.
+    """Margin of ``w`` on the data: the smallest signed distance, ``min_i y_i <w, x_i> /
+    ||w||``.
 
     Args:
         X: inputs, shape ``(n, d)``.
@@ -134,8 +151,9 @@ def radius(X: torch.Tensor) -> float:
 def novikoff_bound(X: torch.Tensor, y: torch.Tensor, w_star: torch.Tensor) -> float:
     """Novikoff's bound ``R^2 / gamma^2`` on the number of perceptron updates.
 
-    Here ``gamma`` is the margin of the separating vector ``w_star`` (any separator gives a
-    valid bound; a larger margin gives a smaller one). Eq. ``eq-novikoff`` (Novikoff, 1962).
+    Here ``gamma`` is the margin of the separating vector ``w_star`` (any separator
+    gives a valid bound; a larger margin gives a smaller one). Eq. ``eq-novikoff``
+    (Novikoff, 1962).
 
     Args:
         X: inputs, shape ``(n, d)``.
@@ -146,11 +164,15 @@ def novikoff_bound(X: torch.Tensor, y: torch.Tensor, w_star: torch.Tensor) -> fl
         ``R^2 / gamma^2`` as a float.
 
     Raises:
-        ValueError: if the margin of ``w_star`` is not positive (it does not separate the data).
+        ValueError: if the margin of ``w_star`` is not positive (it does not separate
+            the data).
     """
     gamma = margin(X, y, w_star)
     if gamma <= 0:
-        raise ValueError(f"w_star must separate the data with a positive margin, got margin {gamma:.3g}")
+        raise ValueError(
+            "w_star must separate the data with a positive margin, got margin "
+            f"{gamma:.3g}"
+        )
     return radius(X) ** 2 / gamma**2
 
 
@@ -161,18 +183,22 @@ def perceptron(
     max_updates: int = 10_000,
     w0: torch.Tensor | None = None,
 ) -> PerceptronResult:
-    """Rosenblatt's perceptron algorithm, with mistakes detected over the whole batch at once.
+    """Rosenblatt's perceptron algorithm, with mistakes detected over the whole batch at
+    once.
 
-    Each step computes ``y_i <w, x_i>`` for all points with one matrix-vector product, takes
-    the first mistake at or after the position of the previous one (cyclically, so the order
-    of updates is that of the classic loop over the data in passes), and updates
-    ``w <- w + y_i x_i``. It stops when there is no mistake or after ``max_updates`` updates.
+    Each step computes ``y_i <w, x_i>`` for all points with one matrix-vector product,
+    takes the first mistake at or after the position of the previous one (cyclically, so
+    the order of updates is that of the classic loop over the data in passes), and
+    updates ``w <- w + y_i x_i``. It stops when there is no mistake or after
+    ``max_updates`` updates.
 
     Args:
-        X: inputs, shape ``(n, d)`` (lift with :func:`add_bias` for an affine separator).
+        X: inputs, shape ``(n, d)`` (lift with :func:`add_bias` for an affine
+            separator).
         y: labels in ``{-1, +1}``, shape ``(n,)``.
         max_updates: the cap on the number of updates, ``>= 0``.
-        w0: initial weights, shape ``(d,)``; default zero (the setting of Novikoff's theorem).
+        w0: initial weights, shape ``(d,)``; default zero (the setting of Novikoff's
+            theorem).
 
     Returns:
         A :class:`PerceptronResult`. If the data are separable with margin ``gamma`` and
@@ -194,7 +220,7 @@ def perceptron(
         n_wrong = int(wrong.sum().item())
         if n_wrong == 0 or len(history) == max_updates:
             break
-        # first mistake at or after `start`, wrapping around: the classic pass over the data
+        # first mistake at or after `start`, wrapping around: the classic pass
         order = (position - start) % n  # (n,) distance from `start` in cyclic order
         i = int(torch.where(wrong, order, n).argmin().item())
         w = w + yX[i]  # the perceptron update  w <- w + y_i x_i
@@ -210,17 +236,19 @@ def perceptron(
 
 
 def separable_data(
-    n: int, d: int, gamma: float, *, generator: torch.Generator, kind: str = "ball"
+    n: int, d: int, *, gamma: float, generator: torch.Generator, kind: str = "ball"
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Points labelled by a random unit vector ``w_star`` with margin at least ``gamma``, ``R <= 1``.
+    """Points labelled by a random unit vector ``w_star`` with margin at least
+    ``gamma``, ``R <= 1``.
 
-    ``kind="ball"``: points uniform in the unit ball; those within ``gamma`` of the hyperplane
-    ``<w_star, x> = 0`` are rejected and the rest labelled ``sign(<w_star, x>)``.
-    ``kind="shell"``: random labels ``y_i``, and ``x_i = y_i gamma w_star + sqrt(1 - gamma^2) u_i``
-    with ``u_i`` a random unit vector orthogonal to ``w_star``; every point has norm 1 and lies
-    at distance exactly ``gamma`` from the hyperplane (the hard case for the perceptron).
-    Either way the margin of ``w_star`` is ``>= gamma`` and ``R <= 1``, so the Novikoff bound is
-    at most ``1 / gamma^2``. Drawn on the generator's device (the CPU); move the result yourself.
+    ``kind="ball"``: points uniform in the unit ball; those within ``gamma`` of the
+    hyperplane ``<w_star, x> = 0`` are rejected and the rest labelled ``sign(<w_star,
+    x>)``. ``kind="shell"``: random labels ``y_i``, and ``x_i = y_i gamma w_star +
+    sqrt(1 - gamma^2) u_i`` with ``u_i`` a random unit vector orthogonal to ``w_star``;
+    every point has norm 1 and lies at distance exactly ``gamma`` from the hyperplane
+    (the hard case for the perceptron). Either way the margin of ``w_star`` is ``>=
+    gamma`` and ``R <= 1``, so the Novikoff bound is at most ``1 / gamma^2``. Drawn on
+    the generator's device (the CPU); move the result yourself.
 
     Args:
         n: number of points, ``n >= 1``.
@@ -229,8 +257,8 @@ def separable_data(
         generator: a ``torch.Generator`` (see :func:`flt_lib.rng.torch_generator`).
         kind: ``"ball"`` or ``"shell"``.
 
-    Returns:
-        ``(X, y, w_star)`` with shapes ``(n, d)``, ``(n,)``, ``(d,)``; ``||w_star|| = 1``.
+    Returns: ``(X, y, w_star)`` with shapes ``(n, d)``, ``(n,)``, ``(d,)``; ``||w_star||
+        = 1``.
     """
     n = check_int(n, "n", min_value=1)
     d = check_int(d, "d", min_value=2)
@@ -253,7 +281,8 @@ def separable_data(
     while total < n:
         m = 2 * n + 16
         g = torch.randn(m, d, generator=generator)  # (m, d)
-        r = torch.rand(m, 1, generator=generator) ** (1.0 / d)  # radii of uniform points in the ball
+        # radii of uniform points in the ball
+        r = torch.rand(m, 1, generator=generator) ** (1.0 / d)
         x = g / g.norm(dim=1, keepdim=True) * r  # (m, d)
         x = x[(x @ w_star).abs() >= gamma]
         kept.append(x)
@@ -263,12 +292,15 @@ def separable_data(
     return X, y, w_star
 
 
-def feasible_directions(X: torch.Tensor, y: torch.Tensor, angles: torch.Tensor) -> torch.Tensor:
+def feasible_directions(
+    X: torch.Tensor, y: torch.Tensor, angles: torch.Tensor
+) -> torch.Tensor:
     """Version space of homogeneous 2-D perceptrons, on a grid of directions.
 
-    The direction ``w = (cos a, sin a)`` is feasible when it classifies every point correctly,
-    ``y_i <w, x_i> > 0`` for all ``i``. Each point allows a half-circle of directions; the
-    version space is their intersection, an arc that can only shrink as points are added.
+    The direction ``w = (cos a, sin a)`` is feasible when it classifies every point
+    correctly, ``y_i <w, x_i> > 0`` for all ``i``. Each point allows a half-circle of
+    directions; the version space is their intersection, an arc that can only shrink as
+    points are added.
 
     Args:
         X: inputs, shape ``(n, 2)``.
@@ -280,8 +312,10 @@ def feasible_directions(X: torch.Tensor, y: torch.Tensor, angles: torch.Tensor) 
     """
     _check_xy(X, y)
     if X.shape[1] != 2:
-        raise ValueError(f"X must have shape (n, 2) for directions on the unit circle, got {tuple(X.shape)}")
+        raise ValueError(
+            "X must have shape (n, 2) for directions on the unit circle, got "
+            f"{tuple(X.shape)}"
+        )
     check_tensor(angles, "angles", ndim=1, floating=True, shape_doc="(k,)")
     W = torch.stack([torch.cos(angles), torch.sin(angles)], dim=1).to(X)  # (k, 2)
     return ((W @ (y.to(X)[:, None] * X).T) > 0).all(dim=1)  # (k,)
-

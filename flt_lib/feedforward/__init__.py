@@ -1,9 +1,14 @@
 """Chapter 2, feedforward networks.
 
-Modules (import them directly, e.g. ``from flt_lib.feedforward import regression``):
+Modules and subpackages (import them directly, e.g. ``from flt_lib.feedforward import
+mlp``):
 
-- ``regression``: linear, logistic and softmax regression, stable log-sum-exp, risks;
-- ``mlp``: multilayer perceptrons, hidden-unit permutations, linear and residual networks;
-- ``approximation``: sigmoid networks, universal approximation and Barron-type experiments;
-- ``regions``: ReLU activation patterns, linear regions, Zaslavsky's bound and tent maps.
+- ``regression`` (subpackage): least squares, logistic and softmax regression, risks;
+- ``mlp`` (subpackage): multilayer perceptrons, hidden-unit symmetries, linear, residual
+  and dense networks;
+- ``approximation``: sigmoid networks, universal approximation and Barron-type
+  experiments;
+- ``regions``: ReLU activation patterns, linear regions, region counts and tent maps.
 """
+
+__all__ = ["approximation", "mlp", "regions", "regression"]

@@ -1,9 +1,10 @@
 """Sigmoid networks and universal approximation (Section 2.4).
 
-A one-hidden-layer network with activation ``phi`` is a linear combination of ridge units,
-``g(x) = sum_j v_j phi(w_j . x + b_j)``. This module builds such units, fits the outer weights
-by least squares, and runs the Maurey (random m-term average) approximation behind Barron's
-theorem {cite}`barron1993universal` on a target with a closed form.
+A one-hidden-layer network with activation ``phi`` is a linear combination of ridge
+units, ``g(x) = sum_j v_j phi(w_j . x + b_j)``. This module builds such units, fits the
+outer weights by least squares, and runs the Maurey (random m-term average)
+approximation behind Barron's theorem {cite}`barron1993universal` on a target with a
+closed form.
 """
 
 from __future__ import annotations
@@ -14,6 +15,20 @@ from collections.abc import Callable
 import torch
 
 from flt_lib._validate import check_generator, check_int, check_real, check_tensor
+
+__all__ = [
+    "best_polynomial_rmse",
+    "fit_ridge_network",
+    "gaussian_barron_constant",
+    "gaussian_cdf",
+    "least_squares_outer",
+    "maurey_average",
+    "probit_mixture_target",
+    "random_ridge_units_1d",
+    "ridge_features",
+    "sample_probit_mixture_units",
+    "tanh_from_sigmoid",
+]
 
 
 def tanh_from_sigmoid(z: torch.Tensor) -> torch.Tensor:
@@ -30,7 +45,8 @@ def tanh_from_sigmoid(z: torch.Tensor) -> torch.Tensor:
 
 
 def gaussian_cdf(z: torch.Tensor) -> torch.Tensor:
-    """The standard normal CDF ``Phi(z)``, a sigmoidal activation (used for Barron's rate).
+    """The standard normal CDF ``Phi(z)``, a sigmoidal activation (used for Barron's
+    rate).
 
     Args:
         z: any floating tensor.
@@ -46,6 +62,7 @@ def ridge_features(
     X: torch.Tensor,
     W: torch.Tensor,
     b: torch.Tensor,
+    *,
     activation: Callable[[torch.Tensor], torch.Tensor] = torch.sigmoid,
 ) -> torch.Tensor:
     """Hidden-layer outputs ``phi(X W^T + b)``: one column per ridge unit.
@@ -68,9 +85,15 @@ def ridge_features(
 
 
 def random_ridge_units_1d(
-    m: int, steepness: float, generator: torch.Generator, lo: float = -1.0, hi: float = 1.0
+    m: int,
+    *,
+    steepness: float,
+    generator: torch.Generator,
+    lo: float = -1.0,
+    hi: float = 1.0,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Random 1-D units ``phi(w (x - c))`` with centres ``c ~ U[lo, hi]`` and ``|w| = steepness``.
+    """Random 1-D units ``phi(w (x - c))`` with centres ``c ~ U[lo, hi]`` and ``|w| =
+    steepness``.
 
     Args:
         m: number of units, ``m >= 1``.
@@ -94,12 +117,12 @@ def random_ridge_units_1d(
 
 
 def least_squares_outer(
-    features: torch.Tensor, y: torch.Tensor, ridge: float = 1e-10
+    features: torch.Tensor, y: torch.Tensor, *, ridge: float = 1e-10
 ) -> torch.Tensor:
     """Outer weights (with a bias) minimising ``||[F, 1] v - y||^2 + ridge * ||v||^2``.
 
-    The ridge term is solved as an augmented least-squares problem, which is well posed on every
-    device even when the features are nearly collinear.
+    The ridge term is solved as an augmented least-squares problem, which is well posed
+    on every device even when the features are nearly collinear.
 
     Args:
         features: hidden-layer outputs, shape (n, m).
@@ -113,7 +136,9 @@ def least_squares_outer(
     check_tensor(y, "y", shape=(features.shape[0],), floating=True, shape_doc="(n,)")
     ridge = check_real(ridge, "ridge", min_value=0.0)
     n, m = features.shape
-    A = torch.cat([features, torch.ones(n, 1, dtype=features.dtype, device=features.device)], 1)
+    A = torch.cat(
+        [features, torch.ones(n, 1, dtype=features.dtype, device=features.device)], 1
+    )
     if ridge > 0:
         reg = math.sqrt(ridge * n) * torch.eye(m + 1, dtype=A.dtype, device=A.device)
         A = torch.cat([A, reg], 0)  # (n + m + 1, m + 1)
@@ -126,10 +151,12 @@ def fit_ridge_network(
     y: torch.Tensor,
     W: torch.Tensor,
     b: torch.Tensor,
+    *,
     activation: Callable[[torch.Tensor], torch.Tensor] = torch.sigmoid,
     ridge: float = 1e-10,
 ) -> torch.Tensor:
-    """Fit the outer layer of ``g(x) = sum_j v_j phi(w_j . x + b_j) + v_0`` and return ``g(X)``.
+    """Fit the outer layer of ``g(x) = sum_j v_j phi(w_j . x + b_j) + v_0`` and return
+    ``g(X)``.
 
     Args:
         X: inputs, shape (n, d).
@@ -142,16 +169,17 @@ def fit_ridge_network(
     Returns:
         Fitted values ``g(X)``, shape (n,).
     """
-    F = ridge_features(X, W, b, activation)  # (n, m)
-    v = least_squares_outer(F, y, ridge)
+    F = ridge_features(X, W, b, activation=activation)  # (n, m)
+    v = least_squares_outer(F, y, ridge=ridge)
     return F @ v[:-1] + v[-1]
 
 
 def best_polynomial_rmse(x: torch.Tensor, y: torch.Tensor, degree: int) -> float:
-    """RMS error of the least-squares polynomial of a given degree on the points ``(x, y)``.
+    """RMS error of the least-squares polynomial of a given degree on the points ``(x,
+    y)``.
 
-    Uses a Legendre basis on the rescaled interval, so it is an independent, well-conditioned
-    oracle for the error floor of a polynomial activation.
+    Uses a Legendre basis on the rescaled interval, so it is an independent,
+    well-conditioned oracle for the error floor of a polynomial activation.
 
     Args:
         x: 1-D inputs, shape (n,).
@@ -174,13 +202,14 @@ def best_polynomial_rmse(x: torch.Tensor, y: torch.Tensor, degree: int) -> float
 
 
 def probit_mixture_target(
-    X: torch.Tensor, U: torch.Tensor, beta: torch.Tensor, s: float, tau: float
+    X: torch.Tensor, U: torch.Tensor, beta: torch.Tensor, *, s: float, tau: float
 ) -> torch.Tensor:
-    """Closed form of ``f(x) = E[Phi(w . x + b)]`` for a Gaussian-mixture law of ``(w, b)``.
+    """Closed form of ``f(x) = E[Phi(w . x + b)]`` for a Gaussian-mixture law of ``(w,
+    b)``.
 
-    Component ``k`` (probability ``1/K``) has ``w ~ N(U_k, (s^2/d) I)`` and ``b ~ N(beta_k, tau^2)``;
-    then ``w . x + b ~ N(U_k . x + beta_k, s^2 |x|^2 / d + tau^2)`` and
-    ``E[Phi(Z)] = Phi(mean / sqrt(1 + var))`` for Gaussian ``Z``.
+    Component ``k`` (probability ``1/K``) has ``w ~ N(U_k, (s^2/d) I)`` and ``b ~
+    N(beta_k, tau^2)``; then ``w . x + b ~ N(U_k . x + beta_k, s^2 |x|^2 / d + tau^2)``
+    and ``E[Phi(Z)] = Phi(mean / sqrt(1 + var))`` for Gaussian ``Z``.
 
     Args:
         X: inputs, shape (n, d).
@@ -203,9 +232,16 @@ def probit_mixture_target(
 
 
 def sample_probit_mixture_units(
-    m: int, U: torch.Tensor, beta: torch.Tensor, s: float, tau: float, generator: torch.Generator
+    m: int,
+    U: torch.Tensor,
+    beta: torch.Tensor,
+    *,
+    s: float,
+    tau: float,
+    generator: torch.Generator,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Draw ``m`` i.i.d. units ``(w_j, b_j)`` from the law in :func:`probit_mixture_target`.
+    """Draw ``m`` i.i.d. units ``(w_j, b_j)`` from the law in
+    :func:`probit_mixture_target`.
 
     Args:
         m: number of units, ``m >= 1``.
@@ -226,7 +262,9 @@ def sample_probit_mixture_units(
     check_generator(generator)
     K, d = U.shape
     k = torch.randint(0, K, (m,), generator=generator)
-    W = U.cpu()[k] + s / math.sqrt(d) * torch.randn(m, d, generator=generator, dtype=U.dtype)
+    W = U.cpu()[k] + s / math.sqrt(d) * torch.randn(
+        m, d, generator=generator, dtype=U.dtype
+    )
     b = beta.cpu()[k] + tau * torch.randn(m, generator=generator, dtype=U.dtype)
     return W, b
 
@@ -235,12 +273,15 @@ def maurey_average(
     X: torch.Tensor,
     W: torch.Tensor,
     b: torch.Tensor,
+    *,
     activation: Callable[[torch.Tensor], torch.Tensor] = gaussian_cdf,
 ) -> torch.Tensor:
-    """The m-term average ``g_m(x) = (1/m) sum_j phi(w_j . x + b_j)`` (Maurey's construction).
+    """The m-term average ``g_m(x) = (1/m) sum_j phi(w_j . x + b_j)`` (Maurey's
+    construction).
 
     If ``(w_j, b_j)`` are i.i.d. from a law ``P`` with ``f = E_P[phi(w . x + b)]`` and
-    ``|phi| <= 1``, then ``E ||f - g_m||^2_mu <= 1/m`` in any dimension (Barron, 1993, Lemma 1).
+    ``|phi| <= 1``, then ``E ||f - g_m||^2_mu <= 1/m`` in any dimension (Barron, 1993,
+    Lemma 1).
 
     Args:
         X: inputs, shape (n, d).
@@ -251,11 +292,12 @@ def maurey_average(
     Returns:
         ``g_m(X)``, shape (n,).
     """
-    return ridge_features(X, W, b, activation).mean(1)
+    return ridge_features(X, W, b, activation=activation).mean(1)
 
 
 def gaussian_barron_constant(d: int) -> float:
-    """Barron constant ``C_f = int |omega| |F(omega)| d omega`` of ``f(x) = exp(-|x|^2 / 2)``.
+    """Barron constant ``C_f = int |omega| |F(omega)| d omega`` of ``f(x) = exp(-|x|^2 /
+    2)``.
 
     With ``f(x) = int exp(i omega . x) F(omega) d omega`` the spectral density is the
     ``N(0, I_d)`` density, so ``C_f = E|omega| = sqrt(2) Gamma((d+1)/2) / Gamma(d/2)``.

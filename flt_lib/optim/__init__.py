@@ -2,7 +2,11 @@
 
 Modules (import them directly, e.g. ``from flt_lib.optim import gd``):
 
-- ``gd``: gradient descent on quadratics and smooth functions, PL, heavy ball and Nesterov;
+- ``gd``: test problems (quadratics, Rosenbrock), gradient descent, PL, heavy ball,
+  Nesterov;
 - ``adaptive``: AdaGrad, RMSProp and Adam;
-- ``sgd``: minibatch gradients, their variance, and step-size schedules.
+- ``sgd``: minibatch gradients, their variance, step-size schedules and SGD on least
+  squares.
 """
+
+__all__ = ["adaptive", "gd", "sgd"]

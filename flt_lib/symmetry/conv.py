@@ -3,12 +3,12 @@
 Signals are the last axis of a tensor (leading axes are a batch). Conventions:
 
 - circular convolution of ``x`` and ``h`` of length n:
-  ``(h * x)[u] = sum_t h[t] x[(u - t) mod n]``                     (eq-sym-circular-conv)
+  ``(h * x)[u] = sum_t h[t] x[(u - t) mod n]``                     (eq-sym-discrete-conv)
 - linear (full) convolution of ``x`` (length n) with ``h`` (length m): length n + m - 1,
   ``(h * x)[u] = sum_t h[t] x[u - t]`` with ``x = 0`` outside ``0..n-1`` (eq-sym-discrete-conv)
 - cross-correlation, what deep-learning libraries call "convolution":
   ``(h star x)[u] = sum_t h[t] x[u + t]``, the ``n - m + 1`` fully overlapping positions
-  (eq-sym-cross-correlation)
+  (eq-sym-discrete-conv)
 - circulant matrix ``C(h)[i, j] = h[(i - j) mod n]``, so ``C(h) x`` is ``h * x`` (eq-sym-circulant)
 - unnormalised DFT ``F[j, k] = exp(-2 pi i j k / n)``                              (eq-sym-dft)
 """
@@ -69,7 +69,7 @@ def circulant_deviation(M: torch.Tensor) -> float:
 def circular_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
     """Circular convolution from the definition: ``y[u] = sum_t h[t] x[(u - t) mod n]``.
 
-    One shifted copy of ``x`` per kernel tap (book eq. ``eq-sym-circular-conv``).
+    One shifted copy of ``x`` per kernel tap (book eq. ``eq-sym-discrete-conv``).
 
     Args:
         x: signals, (..., n).
@@ -110,7 +110,7 @@ def linear_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
 
 
 def cross_correlation(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-    """Valid cross-correlation ``y[u] = sum_t h[t] x[u + t]``, u = 0..n-m (eq-sym-cross-correlation).
+    """Valid cross-correlation ``y[u] = sum_t h[t] x[u + t]``, u = 0..n-m (eq-sym-discrete-conv).
 
     This is what ``torch.nn.functional.conv1d`` computes; it equals a convolution with the
     flipped kernel ``h[::-1]``.

@@ -7,7 +7,7 @@ output rows (equivariance); a sum over nodes afterwards is invariant.
 - GCN layer (Kipf & Welling 2017): ``H' = sigma(A_hat H W + 1 b^T)``           (eq-sym-gcn-layer)
 - GAT layer (Velickovic et al. 2018): ``h'_i = sum_{j in N(i) + i} alpha_ij W^T h_j`` with
   ``alpha_ij = softmax_j LeakyReLU(a_dst^T W^T h_i + a_src^T W^T h_j)``          (eq-sym-gat)
-- GIN layer (Xu et al. 2019): ``h'_i = MLP((1 + eps) h_i + sum_{j in N(i)} h_j)``  (eq-sym-gin)
+- GIN layer (Xu et al. 2019): ``h'_i = MLP((1 + eps) h_i + sum_{j in N(i)} h_j)``  (thm-sym-wl)
 - over-squashing (Topping et al. 2022): for r ReLU GCN layers,
   ``|| d h_i^(r) / d x_s ||_2 <= prod_l ||W_l||_2 (A_hat^r)_is``               (eq-sym-oversquashing)
 """
@@ -185,7 +185,7 @@ class GIN(nn.Module):
         return self.node_embeddings(X, A)[-1]
 
     def node_embeddings(self, X: torch.Tensor, A: torch.Tensor) -> list[torch.Tensor]:
-        """The node embeddings after every layer (eq. ``eq-sym-gin``), each (n, hidden)."""
+        """The node embeddings after every layer (``thm-sym-wl``), each (n, hidden)."""
         H = _features(X)
         A = _square(A, H.shape[0], "A")
         out = []

@@ -4,7 +4,7 @@ A graph on n nodes is a symmetric 0/1 adjacency matrix ``A`` (n, n) with a zero 
 features are the rows of ``X`` (n, d). A permutation P relabels the nodes: ``(P X, P A P^T)``.
 
 - renormalised GCN coupling (Kipf & Welling 2017): ``A_hat = D~^{-1/2} (A + I) D~^{-1/2}``,
-  ``D~ = diag((A + I) 1)``                                                  (eq-sym-gcn-coupling)
+  ``D~ = diag((A + I) 1)``                                                  (eq-sym-gcn-layer)
 - Dirichlet energy with respect to ``A_hat``: ``E(X) = tr(X^T (I - A_hat) X)``
   ``= 1/2 sum_ij (A + I)_ij |x_i / sqrt(d~_i) - x_j / sqrt(d~_j)|^2``       (eq-sym-dirichlet)
 - 1-WL colour refinement: a node's new colour is its old colour together with the multiset of
@@ -156,7 +156,7 @@ def permute_graph(A: torch.Tensor, X: torch.Tensor, perm: torch.Tensor) -> tuple
 def normalized_adjacency(A: torch.Tensor, *, self_loops: bool = True) -> torch.Tensor:
     """The symmetric normalisation ``D^{-1/2} A D^{-1/2}``, after adding self-loops by default.
 
-    With ``self_loops=True`` this is the renormalised GCN coupling of eq. ``eq-sym-gcn-coupling``;
+    With ``self_loops=True`` this is the renormalised GCN coupling of eq. ``eq-sym-gcn-layer``;
     its eigenvalues lie in (-1, 1] with a top eigenvalue exactly 1. Isolated nodes (degree 0,
     possible only without self-loops) get a zero row.
 

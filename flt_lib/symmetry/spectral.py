@@ -3,7 +3,7 @@
 - combinatorial Laplacian ``L = D - A``; normalised ``L_sym = I - D^{-1/2} A D^{-1/2}``
                                                                             (eq-sym-laplacian)
 - graph Fourier basis: the orthonormal eigenvectors U of ``L = U Lambda U^T``; the graph
-  Fourier transform of x is ``U^T x``                                       (eq-sym-gft)
+  Fourier transform of x is ``U^T x``                                       (def-sym-gft)
 - spectral filter ``G(L) x = U G(Lambda) U^T x``; polynomial filter ``sum_k alpha_k L^k x``,
   which equals ``U (sum_k alpha_k Lambda^k) U^T x``                         (eq-sym-poly-filter)
 - spectral convolution of two signals ``x *_G y = U ((U^T x) . (U^T y))``    (eq-sym-graph-conv)
@@ -70,7 +70,7 @@ def graph_fourier_basis(L: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         L: a symmetric Laplacian, (n, n).
 
     Returns:
-        ``(lam, U)``: lam (n,), U (n, n) with ``L = U diag(lam) U^T`` (eq. ``eq-sym-gft``).
+        ``(lam, U)``: lam (n,), U (n, n) with ``L = U diag(lam) U^T`` (eq. ``def-sym-gft``).
     """
     L = check_tensor(L, "L", ndim=2, floating=True, shape_doc="(n, n)")
     if L.shape[0] != L.shape[1]:

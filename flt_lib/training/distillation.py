@@ -1,8 +1,12 @@
-"""Label smoothing and knowledge distillation for softmax classifiers.
+"""Label smoothing and knowledge distillation for softmax classifiers (Section 3.6).
 
-Label smoothing (Szegedy et al., 2016; Mueller, Kornblith & Hinton, 2019) trains on the target
-(1 - eps) e_y + eps / K. Distillation (Hinton, Vinyals & Dean, 2015) trains a student on the
-teacher's tempered probabilities q_T = softmax(v / T), with the student's p_T = softmax(z / T).
+Label smoothing trains on a soft target instead of the one-hot label ``e_y``: row ``y``
+of a row-stochastic *confusion matrix* ``Pi`` (``Pi_yk`` = probability of reporting
+class ``k`` for an example of class ``y``). Uniform smoothing (Szegedy et al., 2016) is
+``Pi = (1 - eps) I + (eps / K) 1 1^T``. Distillation (Hinton, Vinyals & Dean, 2015)
+trains a student on the teacher's tempered probabilities ``q_T = softmax(v / T)``, with
+the student's ``p_T = softmax(z / T)``. The training loop itself is softmax regression,
+``flt_lib.feedforward.regression.softmax_regression_gd``.
 """
 
 from __future__ import annotations
@@ -11,9 +15,17 @@ import torch
 
 from flt_lib._validate import check_int, check_real, check_tensor
 
+__all__ = [
+    "distillation_gradient",
+    "smooth_labels",
+    "soft_cross_entropy",
+    "tempered_softmax",
+    "uniform_smoothing",
+]
 
-def tempered_softmax(logits: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
-    """softmax(logits / T) along the last dimension.
+
+def tempered_softmax(logits: torch.Tensor, *, temperature: float = 1.0) -> torch.Tensor:
+    """``softmax(logits / T)`` along the last dimension (def. ``def-distil-loss``).
 
     Args:
         logits: shape (n, K).
@@ -27,31 +39,64 @@ def tempered_softmax(logits: torch.Tensor, temperature: float = 1.0) -> torch.Te
     return torch.softmax(logits / T, dim=1)
 
 
-def smooth_labels(y: torch.Tensor, n_classes: int, eps: float) -> torch.Tensor:
-    """Label-smoothed targets (1 - eps) * onehot(y) + eps / K (Szegedy et al., 2016, Sec. 7).
+def uniform_smoothing(n_classes: int, eps: float) -> torch.Tensor:
+    """The confusion matrix ``Pi = (1 - eps) I + (eps / K) 1 1^T`` of uniform label
+    smoothing.
 
     Args:
-        y: class indices in [0, K), shape (n,).
-        n_classes: K >= 2.
+        n_classes: ``K >= 2``.
         eps: smoothing in [0, 1].
 
     Returns:
-        Target distributions, shape (n, K), float64.
+        ``Pi``, shape (K, K), float64, rows summing to 1.
     """
-    y = check_tensor(y, "y", ndim=1, shape_doc="(n,)")
     K = check_int(n_classes, "n_classes", min_value=2)
     eps = check_real(eps, "eps", min_value=0.0, max_value=1.0)
+    return (1 - eps) * torch.eye(K, dtype=torch.float64) + eps / K
+
+
+def smooth_labels(y: torch.Tensor, confusion: torch.Tensor) -> torch.Tensor:
+    """Label-smoothed targets ``q_i = Pi[y_i]``: row ``y_i`` of the confusion matrix.
+
+    Eq. ``eq-distil-confusion``; with :func:`uniform_smoothing` this is
+    ``(1 - eps) e_y + eps / K`` (Szegedy et al., 2016, Sec. 7).
+
+    Args:
+        y: class indices in [0, K), shape (n,).
+        confusion: row-stochastic ``Pi``, shape (K, K), entries >= 0, rows summing to 1.
+
+    Returns: Target distributions, shape (n, K), in the dtype of ``confusion``, on
+        ``y``'s device.
+    """
+    y = check_tensor(y, "y", ndim=1, shape_doc="(n,)")
+    Pi = check_tensor(confusion, "confusion", ndim=2, floating=True, shape_doc="(K, K)")
+    K = Pi.shape[0]
+    if Pi.shape[1] != K:
+        raise ValueError(
+            f"confusion must be square (K, K), got shape {tuple(Pi.shape)}"
+        )
+    if (Pi < 0).any() or not torch.allclose(
+        Pi.sum(1), torch.ones_like(Pi[:, 0]), atol=1e-9
+    ):
+        raise ValueError("confusion must have entries >= 0 and rows summing to 1")
+    if y.is_floating_point():
+        raise TypeError(f"y must hold integer class indices, got dtype {y.dtype}")
     if y.numel() and (y.min().item() < 0 or y.max().item() >= K):
-        raise ValueError(f"y must hold class indices in [0, {K}), got values in [{y.min().item()}, {y.max().item()}]")
-    onehot = torch.nn.functional.one_hot(y.long(), K).double().to(y.device)
-    return (1 - eps) * onehot + eps / K
+        raise ValueError(
+            f"y must hold class indices in [0, {K}), "
+            f"got values in [{y.min().item()}, {y.max().item()}]"
+        )
+    return Pi.to(y.device)[y.long()]  # (n, K)
 
 
-def soft_cross_entropy(logits: torch.Tensor, targets: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
-    """Per-example cross-entropy H(q, p_T) = -sum_k q_k log softmax(z / T)_k with soft targets q.
+def soft_cross_entropy(
+    logits: torch.Tensor, targets: torch.Tensor, *, temperature: float = 1.0
+) -> torch.Tensor:
+    """Per-example cross-entropy ``H(q, p_T) = -sum_k q_k log softmax(z / T)_k``.
 
-    With q = softmax(v / T) this is Hinton et al.'s (2015) distillation loss; its gradient with
-    respect to the student logits z is (p_T - q) / T (see :func:`distillation_gradient`).
+    With ``q = softmax(v / T)`` this is Hinton et al.'s (2015) distillation loss
+    (eq. ``eq-distil-loss``); its gradient with respect to the student logits ``z`` is
+    ``(p_T - q) / T`` (see :func:`distillation_gradient`).
 
     Args:
         logits: student logits z, shape (n, K).
@@ -62,57 +107,37 @@ def soft_cross_entropy(logits: torch.Tensor, targets: torch.Tensor, temperature:
         Losses, shape (n,).
     """
     logits = check_tensor(logits, "logits", ndim=2, floating=True, shape_doc="(n, K)")
-    check_tensor(targets, "targets", shape=tuple(logits.shape), shape_doc="(n, K) like logits")
+    check_tensor(
+        targets, "targets", shape=tuple(logits.shape), shape_doc="(n, K) like logits"
+    )
     T = check_real(temperature, "temperature", min_value=0.0, strict_min=True)
     return -(targets * torch.log_softmax(logits / T, dim=1)).sum(1)
 
 
-def distillation_gradient(student_logits: torch.Tensor, teacher_logits: torch.Tensor, temperature: float) -> torch.Tensor:
-    """Closed-form gradient (p_T - q_T) / T of H(q_T, p_T) with respect to the student logits.
+def distillation_gradient(
+    student_logits: torch.Tensor, teacher_logits: torch.Tensor, *, temperature: float
+) -> torch.Tensor:
+    """Closed-form gradient ``(p_T - q_T) / T`` of ``H(q_T, p_T)`` in the student's
+    logits.
+
+    Theorem ``thm-distil-gradient`` (eq. ``eq-distil-gradient``).
 
     Args:
         student_logits: z, shape (n, K).
         teacher_logits: v, shape (n, K).
         temperature: T > 0.
 
-    Returns:
-        The gradient of each example's loss with respect to its own logits, shape (n, K).
+    Returns: The gradient of each example's loss with respect to its own logits, shape
+        (n, K).
     """
-    z = check_tensor(student_logits, "student_logits", ndim=2, floating=True, shape_doc="(n, K)")
-    v = check_tensor(teacher_logits, "teacher_logits", shape=tuple(z.shape), shape_doc="(n, K) like student_logits")
+    z = check_tensor(
+        student_logits, "student_logits", ndim=2, floating=True, shape_doc="(n, K)"
+    )
+    v = check_tensor(
+        teacher_logits,
+        "teacher_logits",
+        shape=tuple(z.shape),
+        shape_doc="(n, K) like student_logits",
+    )
     T = check_real(temperature, "temperature", min_value=0.0, strict_min=True)
-    return (tempered_softmax(z, T) - tempered_softmax(v, T)) / T
-
-
-def train_softmax_regression(
-    X: torch.Tensor, targets: torch.Tensor, steps: int, lr: float, temperature: float = 1.0
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Full-batch gradient descent from zero on mean_i H(q_i, softmax((W x_i + b) / T)).
-
-    The loss is multiplied by T^2, as Hinton et al. (2015) recommend, so that gradient
-    magnitudes do not shrink like 1/T^2 when the temperature is raised.
-
-    Args:
-        X: inputs, shape (n, d).
-        targets: target distributions, shape (n, K).
-        steps: number of gradient steps.
-        lr: step size.
-        temperature: T > 0 used in training (the model's own logits are W x + b).
-
-    Returns:
-        ``(W, b)`` of shapes (K, d) and (K,).
-    """
-    X = check_tensor(X, "X", ndim=2, floating=True, shape_doc="(n, d)")
-    q = check_tensor(targets, "targets", ndim=2, shape=(X.shape[0], None), shape_doc="(n, K)")
-    steps = check_int(steps, "steps", min_value=1)
-    lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
-    T = check_real(temperature, "temperature", min_value=0.0, strict_min=True)
-    n, d = X.shape
-    K = q.shape[1]
-    W = torch.zeros(K, d, dtype=X.dtype, device=X.device)
-    b = torch.zeros(K, dtype=X.dtype, device=X.device)
-    for _ in range(steps):
-        G = T * (tempered_softmax(X @ W.T + b, T) - q) / n  # (n, K): T^2 * (p_T - q) / T / n
-        W = W - lr * G.T @ X
-        b = b - lr * G.sum(0)
-    return W, b
+    return (tempered_softmax(z, temperature=T) - tempered_softmax(v, temperature=T)) / T
