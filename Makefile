@@ -70,9 +70,51 @@ stamp: $(STAMP)
 strip: $(STAMP)
 	$(PY) -m flt_lib._notebook strip
 
-## Student edition: a copy of chapters/ without exercise solutions, in _build/student.
-student: $(STAMP)
-	$(PY) -m flt_lib._notebook student _build/student
-
 clean:
 	rm -rf _build .pytest_cache .hypothesis
+
+# ---- The website and the student edition as readers and teachers meet them (issue 16) --------
+.PHONY: student lab browser-test pdf release-check
+
+JB := $(VENV)/bin/jupyter-book
+# Executed notebooks whose outputs the student website shows (cells are matched by id and
+# source, so an edited cell shows no output rather than a stale one). Override with
+# `make student EXECUTED=path` (a jupyter-cache folder or a folder of executed notebooks).
+EXECUTED ?= _build/.jupyter_cache
+
+## Student edition: notebooks without solutions in _build/student/book/chapters, and its
+## website in _build/student/html. Notebooks are not executed: outputs come from $(EXECUTED)
+## when it exists (after `make book`), else the site shows code without outputs.
+student: $(STAMP)
+	$(PY) -m flt_lib._notebook student-book _build/student/book --executed $(EXECUTED)
+	rm -rf _build/student/html _build/student/site
+	$(JB) build -W -n --keep-going --path-output _build/student/site _build/student/book
+	mv _build/student/site/_build/html _build/student/html
+	@echo "student edition: notebooks in _build/student/book/chapters, website in _build/student/html"
+
+## Open the chapters in JupyterLab (pinned in requirements.txt), with .venv's kernel, which
+## imports flt_lib from this checkout. Extra options: make lab LAB_ARGS="--no-browser --port=8899"
+## (As root, e.g. in a container, Jupyter refuses to start without --allow-root.)
+LAB_ARGS ?=
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=chapters \
+	  $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+
+## The built website in Chromium at 1280 and 390 px (needs `apt-get install -y chromium`;
+## installs the pinned playwright into .venv on first use). Screenshots: _build/screenshots/.
+PLAYWRIGHT := playwright==1.65.2
+browser-test: $(STAMP)
+	@test -x /usr/bin/chromium || { echo "browser-test needs Chromium: apt-get install -y chromium"; exit 1; }
+	@test -f _build/html/index.html || { echo "no built site: run make book first"; exit 1; }
+	@$(PY) -c "import playwright" 2>/dev/null || $(PY) -m pip install --quiet "$(PLAYWRIGHT)"
+	FLT_BROWSER_TEST=1 $(PY) -m pytest -q tests/test_site_browser.py
+
+## The whole book as a PDF through LaTeX: _build/latex/book.pdf (needs Debian's
+## texlive-latex-extra, latexmk and, for the test, poppler-utils; see README).
+pdf: $(STAMP)
+	$(JB) build --builder pdflatex .
+	FLT_PDF_TEST=1 $(PY) -m pytest -q tests/test_pdf.py
+
+## A release v<version> is consistent: __version__, stamped setup cells and a git tag agree.
+release-check: $(STAMP)
+	$(PY) -m flt_lib._notebook release-check

@@ -21,6 +21,7 @@ _LAZY_SUBMODULES = frozenset(
         "plotting",
         "source",
         "stats",
+        "timing",
         "connectionism",
         "feedforward",
         "autodiff",

@@ -24,6 +24,8 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from flt_lib.timing import best_time
 from pathlib import Path
 
 
@@ -43,18 +45,6 @@ class Row:
         if self.budget is None:
             return True
         return self.value >= self.budget if self.at_least else self.value <= self.budget
-
-
-def best_time(fn: Callable[[], object], *, repeat: int = 5, number: int = 1) -> float:
-    """Best wall-clock time of ``number`` calls of ``fn``, over ``repeat`` rounds, in seconds."""
-    fn()  # warm-up
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return min(times)
 
 
 def scan_rows() -> list[Row]:

@@ -44,6 +44,9 @@ STAMP_NAME = "flt_lib.key"
 LOG_PATH = BUILD_DIR / "executions.jsonl"
 OK_MARKER = BUILD_DIR / ".last_build_ok"
 CELL_TIMEOUT = 300  # seconds per cell, as in _config.yml
+# Book tooling inside flt_lib: no notebook imports these (tests/test_colab_imports.py), so they
+# cannot change what a notebook prints, and editing them must not re-execute the book.
+TOOLING = ("_notebook", "_build", "_nbval_cache", "_bench", "_sphinx")
 
 __all__ = ["cache_key", "open_cache", "store", "cached_record", "execute", "notebooks", "setup"]
 
@@ -63,12 +66,13 @@ def _settings() -> dict[str, str]:
 def cache_key(root: Path = ROOT) -> str:
     """Hash of everything besides a notebook's own code that decides its outputs.
 
-    Covers every ``flt_lib/**/*.py`` (path and content), ``requirements.txt`` (the pinned
-    environment) and the ``FLT_DEVICE``/``FLT_THREADS`` settings.
+    Covers every ``flt_lib/**/*.py`` (path and content) except the book tooling (``TOOLING``,
+    which no notebook imports), ``requirements.txt`` (the pinned environment) and the
+    ``FLT_DEVICE``/``FLT_THREADS`` settings.
     """
     h = hashlib.sha256()
     for path in sorted((root / "flt_lib").rglob("*.py")):
-        if "__pycache__" in path.parts:
+        if "__pycache__" in path.parts or (path.parent == root / "flt_lib" and path.stem in TOOLING):
             continue
         h.update(path.relative_to(root).as_posix().encode() + b"\0")
         h.update(path.read_bytes() + b"\0")

@@ -33,7 +33,11 @@ def test_key_changes_with_any_library_source(tmp_path):
     target.write_text(original)
     assert _build.cache_key(root) == key
     (root / "flt_lib" / "attention" / "extra.py").write_text("X = 1\n")
-    assert _build.cache_key(root) != key, "a new flt_lib module must change the key"
+    key2 = _build.cache_key(root)
+    assert key2 != key, "a new flt_lib module must change the key"
+    tooling = root / "flt_lib" / "_sphinx.py"
+    tooling.write_text(tooling.read_text() + "\n# an edit to book tooling\n")
+    assert _build.cache_key(root) == key2, "book tooling does not change what notebooks print"
 
 
 def test_key_changes_with_requirements_and_settings(tmp_path, monkeypatch):

@@ -20,19 +20,37 @@ from flt_lib import _notebook as nbt
 COLAB = {"numpy", "torch", "matplotlib", "scipy"}
 ALLOWED = set(sys.stdlib_module_names) | COLAB | {"flt_lib"}
 # Book tooling inside flt_lib: runs only in the book's own environment (Sphinx, pytest, Jupyter).
-TOOLING = {"_notebook", "_build", "_nbval_cache", "_bench"}
+TOOLING = {"_notebook", "_build", "_nbval_cache", "_bench", "_sphinx"}
 NOTEBOOKS = nbt.notebooks(ROOT)
 
 
-def _imports(source: str) -> set[str]:
+def _optional(tree: ast.AST) -> set[int]:
+    """ids of import nodes inside ``try: ... except ImportError`` (optional imports)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(
+            isinstance(h.type, ast.Name) and h.type.id in ("ImportError", "ModuleNotFoundError")
+            for h in node.handlers
+        ):
+            for stmt in node.body:
+                out |= {id(n) for n in ast.walk(stmt)}
+    return out
+
+
+def _imports(source: str, *, full: bool = False) -> set[str]:
+    """Top-level names of the modules ``source`` imports (optional imports left out)."""
     # IPython magics and shell escapes are not Python: drop them before parsing.
     source = "\n".join("" if re.match(r"\s*[%!]", line) else line for line in source.splitlines())
     names = set()
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    optional = _optional(tree)
+    for node in ast.walk(tree):
+        if id(node) in optional:
+            continue
         if isinstance(node, ast.Import):
-            names |= {a.name.split(".")[0] for a in node.names}
+            names |= {a.name if full else a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
+            names.add(node.module if full else node.module.split(".")[0])
     return names
 
 
@@ -43,6 +61,17 @@ def test_notebook_imports_only_what_colab_has(path):
             for c in cells if c["cell_type"] == "code"]
     used = set().union(*(_imports(src) for src in code))
     assert used <= ALLOWED, f"{path.name} imports {sorted(used - ALLOWED)}, which Colab lacks"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT / "chapters")))
+def test_notebook_imports_no_book_tooling(path):
+    # The tooling modules are left out of the execution cache's key (flt_lib._build.TOOLING):
+    # that is sound only while no notebook imports them.
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    code = "\n".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+                     for c in cells if c["cell_type"] == "code")
+    private = {m for m in _imports(code, full=True) if m.startswith("flt_lib._")}
+    assert not private, f"{path.name} imports book tooling {sorted(private)}"
 
 
 def test_flt_lib_runtime_dependencies_are_what_colab_has():
@@ -62,7 +91,19 @@ def test_flt_lib_modules_import_only_their_dependencies():
     assert not bad, f"flt_lib modules import packages outside its dependencies: {bad}"
 
 
+def test_tooling_list_matches_the_cache_key():
+    from flt_lib import _build
+
+    assert set(_build.TOOLING) == TOOLING
+
+
 def test_the_import_scanner_sees_imports():
     assert _imports("import numpy as np\nfrom torch import nn\n%matplotlib inline\nimport os.path") == {
         "numpy", "torch", "os"
     }
+
+
+def test_the_import_scanner_skips_optional_imports():
+    src = "try:\n    import IPython\nexcept ImportError:\n    pass\nimport scipy.linalg"
+    assert _imports(src) == {"scipy"}
+    assert _imports(src, full=True) == {"scipy.linalg"}

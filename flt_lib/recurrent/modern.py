@@ -18,13 +18,13 @@ Shapes: q, k (B, T, d_k) or (B, H, T, d_k); v (..., T, d_v).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import torch
 
 from flt_lib._validate import check_choice, check_int, check_real, check_tensor
 from flt_lib.recurrent.linear import real_recurrence
+from flt_lib.timing import best_time
 
 __all__ = [
     "rotary",
@@ -348,18 +348,9 @@ def time_generation(
     S = torch.zeros(d, d)
     decay = gamma ** torch.arange(T - 1, -1, -1, dtype=torch.float32)   # gamma^(t-m)
 
-    def best(fn) -> float:
-        fn()
-        times = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-        return min(times)
-
     rec, par = [], []
     for t in lengths:
-        rec.append(best(lambda: q @ (gamma * S + torch.outer(K[t - 1], V[t - 1]))))
+        rec.append(best_time(lambda: q @ (gamma * S + torch.outer(K[t - 1], V[t - 1])), repeat=repeat))
         Kt, Vt, dt = K[:t], V[:t], decay[T - t:]
-        par.append(best(lambda: ((Kt @ q) * dt) @ Vt))
+        par.append(best_time(lambda: ((Kt @ q) * dt) @ Vt, repeat=repeat))
     return GenerationTiming(lengths=lengths, recurrent=rec, parallel=par)
