@@ -5,13 +5,12 @@ backward pass grow like ``T^2``; a recurrence visits the tokens one after the ot
 one state per token, so both grow like ``T`` (but the ``T`` steps cannot run in parallel).
 
 Memory is measured exactly, as the bytes of the tensors autograd saves for the backward pass
-(:func:`saved_tensor_bytes`); time is the best of a few runs (``time.perf_counter``), so on a
-shared machine it is noisier than the memory count.
+(:func:`saved_tensor_bytes`); time is the best of a few runs (:func:`flt_lib.timing.best_time`),
+so on a shared machine it is noisier than the memory count.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -20,8 +19,9 @@ from torch import nn
 
 from flt_lib._validate import check_generator, check_int
 from flt_lib.attention.multi_head import MultiHeadAttention
+from flt_lib.timing import best_time
 
-__all__ = ["CostRow", "best_time", "saved_tensor_bytes", "sequence_costs"]
+__all__ = ["CostRow", "saved_tensor_bytes", "sequence_costs"]
 
 
 def saved_tensor_bytes(
@@ -46,18 +46,6 @@ def saved_tensor_bytes(
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         fn()
     return sum(seen.values())
-
-
-def best_time(fn: Callable[[], object], *, repeat: int = 5) -> float:
-    """Best wall-clock time of ``fn()`` over ``repeat`` runs after one warm-up run, in seconds."""
-    repeat = check_int(repeat, "repeat", min_value=1)
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 @dataclass(frozen=True)
