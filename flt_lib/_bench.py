@@ -85,8 +85,49 @@ def scan_rows() -> list[Row]:
 
 
 def attention_rows() -> list[Row]:
-    """Chapter 5: the book's attention against torch's scaled_dot_product_attention (goal <= 1.5x)."""
-    return []
+    """Chapter 5: the book's attention against torch's scaled_dot_product_attention (goal <= 1.5x).
+
+    ``flt_lib.attention.scoring.attention`` materialises the (T_q, T_k) weights (it returns
+    them); SDPA may use a fused kernel that never does. Both get the same inputs (float32, CPU,
+    the same boolean mask for the causal row) and run with torch's current thread count. They
+    are timed alternately in blocks of at least 5 calls, in CPU time of this process
+    (``time.process_time``, which a busy shared machine inflates less than wall-clock time),
+    best of many rounds; the value is the ratio ours / SDPA. Blocks rather than single calls,
+    so that one slow call (the first after SDPA ran can find our (T, T) buffers returned to the
+    system, and pay for fresh pages) does not decide the row. Ours is memory-bound at large T
+    (three passes over the weights), so on a busy shared machine its ratio grows.
+    """
+    import torch
+    from torch.nn.functional import scaled_dot_product_attention as sdpa
+
+    from flt_lib.attention.scoring import attention, causal_mask
+
+    def cpu_time(fn: Callable[[], object], number: int) -> float:
+        start = time.process_time()
+        for _ in range(number):
+            fn()
+        return (time.process_time() - start) / number
+
+    rows = []
+    for B, h, T, d, causal in [(8, 4, 64, 32, False), (8, 4, 256, 32, False),
+                               (8, 4, 256, 32, True), (2, 8, 1024, 64, False)]:
+        gen = torch.Generator().manual_seed(0)
+        q, k, v = (torch.randn(B, h, T, d, generator=gen) for _ in range(3))
+        mask = causal_mask(T) if causal else None
+        number = max(5, 2**23 // (B * h * T * T))  # at least 5 calls: the allocator's steady state
+        ours_fn = lambda: attention(q, k, v, mask=mask)  # noqa: E731
+        ref_fn = lambda: sdpa(q, k, v, attn_mask=mask)  # noqa: E731
+        ours_fn(), ref_fn()  # warm-up
+        ours = ref = float("inf")
+        for _ in range(9):
+            ours = min(ours, cpu_time(ours_fn, number))
+            ref = min(ref, cpu_time(ref_fn, number))
+        rows.append(Row(
+            name=f"attention / SDPA, B={B} h={h} T={T} d={d}{' causal' if causal else ''}",
+            value=ours / ref, unit="x", budget=1.5,
+            note=f"ours {ours * 1e3:.3g} ms, SDPA {ref * 1e3:.3g} ms (CPU time)",
+        ))
+    return rows
 
 
 def kernel_rows() -> list[Row]:
