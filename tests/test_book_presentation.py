@@ -31,7 +31,9 @@ FIGURE_CALL = re.compile(
     r"|\.(imshow|plot|scatter|hist|bar|loglog|semilogy|semilogx|contourf?|pcolormesh|matshow"
     r"|fill_between|errorbar|step)\(|\bplot_\w+\("
 )
-PATH_LIKE = re.compile(r"\.(png|jpe?g|svg|pdf)$|/|\\", re.I)
+# A file path as alt text: one word with a slash, or an image file name. (Alt text in words may
+# well contain a slash, as in "the bound 1/(4m)".)
+PATH_LIKE = re.compile(r"^\S*[/\\]\S*$|\.(png|jpe?g|svg|pdf)$", re.I)
 
 
 def _cells(path: Path) -> list[dict]:

@@ -123,7 +123,7 @@ STATE_JS = r"""
   for (const img of document.images) {
     const alt = (img.getAttribute('alt') || '').trim();
     const src = img.getAttribute('src') || '';
-    if (!alt || /\.(png|jpe?g|svg|gif|webp)$/i.test(alt) || alt.includes('/') || src.endsWith(alt))
+    if (!alt || /\.(png|jpe?g|svg|gif|webp)$/i.test(alt) || /^\S*[\/\\]\S*$/.test(alt) || src.endsWith(alt))
       badAlt.push(src.split('/').pop() + ' alt=' + JSON.stringify(alt));
   }
   return {
