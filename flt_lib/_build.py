@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -213,6 +214,38 @@ def worker_env(threads: str | None = None) -> dict[str, str]:
     return env
 
 
+KERNEL_START_ATTEMPTS = 3
+
+
+def is_kernel_start_failure(err: BaseException) -> bool:
+    """Whether ``err`` says that a kernel died while starting, before it ran any code.
+
+    Two kernels started at the same moment by two processes can, rarely, be handed the same
+    free port by jupyter_client; the one that loses the race exits before answering
+    ``kernel_info`` (seen once in about 50 notebooks under ``make test``). Starting again is
+    safe because no cell has run.
+    """
+    return isinstance(err, RuntimeError) and "before replying to kernel_info" in str(err)
+
+
+def retry_kernel_start(start, *, attempts: int = KERNEL_START_ATTEMPTS, pause: float = 1.0):
+    """Wrap ``start`` so that a kernel that dies while starting is started again."""
+
+    @functools.wraps(start)
+    def started(*args, **kwargs):
+        for attempt in range(1, attempts + 1):
+            try:
+                return start(*args, **kwargs)
+            except RuntimeError as err:
+                if attempt == attempts or not is_kernel_start_failure(err):
+                    raise
+                print(f"[flt_lib._build] kernel died while starting ({err}); "
+                      f"attempt {attempt + 1} of {attempts}", file=sys.stderr, flush=True)
+                time.sleep(pause)
+
+    return started
+
+
 def _run_notebook(path: str, timeout: int, env: dict[str, str]) -> tuple[str, dict | None, float, str]:
     """Execute one notebook in a fresh kernel; return (path, executed nb, seconds, error)."""
     import nbformat
@@ -220,13 +253,18 @@ def _run_notebook(path: str, timeout: int, env: dict[str, str]) -> tuple[str, di
 
     os.environ.clear()
     os.environ.update(env)  # the kernel inherits this process's environment
-    nb = nbformat.read(path, as_version=4)
     t0 = time.perf_counter()
-    try:
+
+    def run():
+        nb = nbformat.read(path, as_version=4)
         NotebookClient(
             nb, timeout=timeout, kernel_name="python3", record_timing=False,
             resources={"metadata": {"path": str(Path(path).parent)}},
         ).execute()
+        return nb
+
+    try:
+        nb = retry_kernel_start(run)()
     except Exception as err:  # a failing cell: report it, cache nothing
         return path, None, time.perf_counter() - t0, f"{type(err).__name__}: {err}"
     return path, nb, time.perf_counter() - t0, ""

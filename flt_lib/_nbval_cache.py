@@ -20,6 +20,18 @@ import pytest
 _RUNS: dict[str, dict] = {}  # notebook node id -> {"t0", "outputs", "ok"}
 
 
+def pytest_configure(config):
+    """Start a notebook's kernel again if it dies while starting (see ``retry_kernel_start``)."""
+    try:
+        from nbval import kernel
+    except ImportError:
+        return
+    from flt_lib import _build
+
+    if not getattr(kernel.start_new_kernel, "__wrapped__", None):
+        kernel.start_new_kernel = _build.retry_kernel_start(kernel.start_new_kernel)
+
+
 def _is_cell(item) -> bool:
     return type(item).__name__ == "IPyNbCell"
 

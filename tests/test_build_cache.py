@@ -120,3 +120,45 @@ def test_editing_flt_lib_reexecutes_the_page_on_the_next_build(tmp_path):
     assert "MARK 1" in html3, "the page still shows the output of the old library"
     records = json.loads(json.dumps(sorted(p.name for p in (book / "_build" / ".jupyter_cache").iterdir())))
     assert _build.STAMP_NAME in records
+
+
+def test_a_kernel_that_dies_while_starting_is_started_again():
+    calls = []
+
+    def start(flaky_times):
+        calls.append(1)
+        if len(calls) <= flaky_times:
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        return "kernel"
+
+    assert _build.retry_kernel_start(start, pause=0)(2) == "kernel"
+    assert len(calls) == 3
+    calls.clear()
+    with pytest.raises(RuntimeError, match="kernel_info"):
+        _build.retry_kernel_start(start, attempts=2, pause=0)(5)
+    assert len(calls) == 2, "gives up after the given number of attempts"
+
+
+def test_other_errors_are_not_retried():
+    calls = []
+
+    def start():
+        calls.append(1)
+        raise RuntimeError("a cell raised")
+
+    with pytest.raises(RuntimeError, match="a cell raised"):
+        _build.retry_kernel_start(start, pause=0)()
+    assert len(calls) == 1
+
+
+def test_nbval_plugin_wraps_nbval_kernel_start():
+    pytest.importorskip("nbval")
+    from nbval import kernel
+
+    from flt_lib import _nbval_cache
+
+    _nbval_cache.pytest_configure(None)
+    assert getattr(kernel.start_new_kernel, "__wrapped__", None) is not None
+    wrapped = kernel.start_new_kernel
+    _nbval_cache.pytest_configure(None)
+    assert kernel.start_new_kernel is wrapped, "configuring twice does not wrap twice"
