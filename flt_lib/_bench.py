@@ -164,7 +164,7 @@ def notebook_rows(*, jobs: int = 1, threads: str | None = None) -> list[Row]:
     return rows
 
 
-def _machine() -> str:
+def _machine(threads: str | None = None) -> str:
     import platform
 
     import torch
@@ -178,7 +178,7 @@ def _machine() -> str:
     except OSError:
         pass
     return (f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, "
-            f"torch {torch.__version__}, FLT_THREADS={os.environ.get('FLT_THREADS', '1')}")
+            f"torch {torch.__version__}, FLT_THREADS={threads or os.environ.get('FLT_THREADS') or '1'}")
 
 
 def format_table(rows: list[Row]) -> str:
@@ -210,8 +210,8 @@ def main(argv: list[str]) -> int:
     if not args.kernels:
         rows += notebook_rows(jobs=args.jobs, threads=args.threads)
     stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-    text = (f"Benchmark of {stamp} on {_machine()}; "
-            f"{time.perf_counter() - t0:.0f} s in all.\n\n{format_table(rows)}\n")
+    text = (f"Benchmark of {stamp} on {_machine(args.threads)}, {args.jobs} notebook(s) at a "
+            f"time; {time.perf_counter() - t0:.0f} s in all.\n\n{format_table(rows)}\n")
     print(text)
     out = Path(__file__).resolve().parent.parent / "_build" / "bench.md"
     out.parent.mkdir(parents=True, exist_ok=True)
