@@ -118,7 +118,7 @@ def test_view_strengths_match_a_loop():
 
 
 def test_single_models_miss_views_that_an_ensemble_covers():
-    """The claims of Section 7.7 at reduced size (d = 200, n = 150, 6 models, 150 steps): a
+    """The claims of Section 7.7 at reduced size (d = 200, n = 150, 3 models, 150 steps): a
     single model learns only some views, an ensemble of three covers more views and is more
     accurate than its members."""
     cfg = mvw.MultiViewData(d=200, sigma=0.2)

@@ -48,6 +48,18 @@ def test_training_runs_and_records():
     assert all(0 <= a <= 1 for a in h.test_acc)
 
 
+def test_clipping_bounds_every_step():
+    """A clip that no gradient reaches changes nothing; a clip below the gradient norm does."""
+    def run(clip):
+        model = S.CopyModel(6, d=8, N=2, selective=True, generator=torch_generator(5))
+        S.train_copying(model, L_noise=4, M=2, A=6, steps=5, batch_size=8, lr=1e-2,
+                        generator=torch_generator(6), n_test=20, eval_every=5, clip=clip)
+        return torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+
+    assert torch.equal(run(None), run(1e6)), "a clip no gradient reaches changes nothing"
+    assert not torch.equal(run(None), run(1e-3)), "a clip below the gradient norm changes the run"
+
+
 def test_bad_inputs():
     with pytest.raises(ValueError, match="A must be >= 3"):
         S.selective_copying(2, L_noise=3, M=2, A=2, generator=torch_generator(0))
@@ -55,5 +67,9 @@ def test_bad_inputs():
         S.selective_copying(2, L_noise=3, M=0, A=5, generator=torch_generator(0))
     with pytest.raises(TypeError, match="model must be a CopyModel"):
         S.train_copying(torch.nn.Linear(2, 2), L_noise=2, M=1, A=4, steps=1, batch_size=2, lr=1e-2, generator=torch_generator(0))
+    model = S.CopyModel(6, d=8, N=2, selective=True, generator=torch_generator(5))
+    with pytest.raises(ValueError, match="clip"):
+        S.train_copying(model, L_noise=2, M=1, A=6, steps=1, batch_size=2, lr=1e-2,
+                        generator=torch_generator(0), clip=0.0)
     with pytest.raises(ValueError, match="N must be >= 1"):
         S.SSMLayer(2, 0, selective=True, generator=torch_generator(0))

@@ -137,13 +137,18 @@ class CopyHistory:
 
 def train_copying(
     model: CopyModel, *, L_noise: int, M: int, A: int, steps: int, batch_size: int, lr: float,
-    generator: torch.Generator, n_test: int = 500, eval_every: int = 50,
+    generator: torch.Generator, n_test: int = 500, eval_every: int = 50, clip: float | None = None,
 ) -> CopyHistory:
-    """Train with Adam on fresh batches; the loss is the cross-entropy at the M marker positions."""
+    """Train with Adam on fresh batches; the loss is the cross-entropy at the M marker positions.
+
+    ``clip`` caps the joint gradient norm of each step (None: no clipping).
+    """
     if not isinstance(model, CopyModel):
         raise TypeError(f"model must be a CopyModel, got {type(model).__name__}")
     steps = check_int(steps, "steps", min_value=1)
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
+    if clip is not None:
+        clip = check_real(clip, "clip", min_value=0.0, strict_min=True)
     device = next(model.parameters()).device
     x_test, y_test = (t.to(device) for t in selective_copying(n_test, L_noise=L_noise, M=M, A=A, generator=generator))
     config, state, params = AdamConfig(lr=lr), None, list(model.parameters())
@@ -159,6 +164,6 @@ def train_copying(
         x, y = (t.to(device) for t in selective_copying(batch_size, L_noise=L_noise, M=M, A=A, generator=generator))
         logits = model(x)[:, -M:]                                    # (B, M, A)
         loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
-        state = adam_train_step(params, loss, state, config)
+        state = adam_train_step(params, loss, state, config, clip=clip)
         losses.append(loss.item())
     return CopyHistory(steps=rec_steps, test_acc=accs, train_loss=losses)
