@@ -6,8 +6,8 @@ Modules (import them directly, e.g. ``from flt_lib.connectionism import perceptr
 - ``threshold``: McCulloch-Pitts units and the exhaustive search that rules out XOR;
 - ``perceptron``: the perceptron algorithm, margins and Novikoff's bound;
 - ``cover``: Cover's function counting theorem and exact separability tests;
-- ``hopfield``: Hopfield networks: energy, asynchronous updates, Hebbian weights,
-  cross-talk;
+- ``hopfield`` (a subpackage): Hopfield networks: energy, asynchronous updates,
+  Hebbian weights, retrieval;
 - ``hopfield_capacity``: load sweeps, the capacity transition and perfect-recall
   scaling;
 - ``dense_memory``: dense associative memories and the modern (softmax) Hopfield update.

@@ -8,7 +8,8 @@ mlp``):
   and dense networks;
 - ``approximation``: sigmoid networks, universal approximation and Barron-type
   experiments;
-- ``regions``: ReLU activation patterns, linear regions, region counts and tent maps.
+- ``regions`` (subpackage): ReLU activation patterns, linear regions, region counts and
+  tent maps.
 """
 
 __all__ = ["approximation", "mlp", "regions", "regression"]

@@ -9,9 +9,10 @@ ntk``:
   versus rich) experiment and the Occam bound;
 - ``diagonal``: diagonal linear networks and their implicit bias;
 - ``sparse_coding``: sparse-coding data and the symmetric two-layer ReLU network;
-- ``benign_cnn``: signal learning versus noise memorisation in a two-layer ReLU CNN;
-- ``token_selection``: benign overfitting in token selection of single-head attention,
-  at the setting of the paper's official code;
+- ``benign_cnn`` (a subpackage): signal learning versus noise memorisation in a
+  two-layer ReLU CNN;
+- ``token_selection`` (a subpackage): benign overfitting in token selection of
+  single-head attention, at the setting of the paper's official code;
 - ``multiview``: multi-view data, ensembles and knowledge distillation.
 """
 

@@ -2,8 +2,8 @@
 
 Modules (import them directly, e.g. ``from flt_lib.optim import gd``):
 
-- ``gd``: test problems (quadratics, Rosenbrock), gradient descent, PL, heavy ball,
-  Nesterov;
+- ``gd`` (a subpackage): test problems (quadratics, Rosenbrock), gradient descent, PL,
+  heavy ball, Nesterov;
 - ``adaptive``: AdaGrad, RMSProp and Adam;
 - ``sgd``: minibatch gradients, their variance, step-size schedules and SGD on least
   squares.
