@@ -7,7 +7,11 @@
   cell metadata (``mystnb.figure.caption``, ``mystnb.figure.name``, ``mystnb.image.alt``), and
   draws one figure;
 - page titles carry no hand-written number ("# 3.1 Backpropagation"): the table of contents
-  numbers chapters and sections, so the number would show twice.
+  numbers chapters and sections, so the number would show twice;
+- inline math never continues on a line that Markdown reads as a list item ("+ x$", "- y$"):
+  the paragraph would break there and the reader would see raw TeX;
+- every line of `flt_lib` library code is at most 88 characters, since ``show_source`` puts it
+  on the page (the book tooling, ``flt_lib/_*.py``, is never shown).
 """
 
 from __future__ import annotations
@@ -127,3 +131,33 @@ def test_references_parse_and_carry_no_raw_tex():
     raw = [f"{key}.{name}: {value!r}" for key, entry in data.entries.items()
            for name, value in entry.fields.items() if "$" in value or "\\(" in value]
     assert not raw, "TeX math in references.bib (write it in Unicode): " + "; ".join(raw)
+
+
+LIST_START = re.compile(r"\s*([+*-]|\d+[.)])\s")
+UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+def broken_inline_math(markdown: str) -> list[str]:
+    """Lines that start a list item while an inline ``$...$`` is open (display math removed)."""
+    text = re.sub(r"\$\$.*?\$\$", "", markdown, flags=re.S)
+    bad, open_ = [], False
+    for line in text.split("\n"):
+        if open_ and LIST_START.match(line):
+            bad.append(line)
+        if not line.strip():
+            open_ = False
+        open_ ^= len(UNESCAPED_DOLLAR.findall(line)) % 2 == 1
+    return bad
+
+
+def test_broken_inline_math_is_found():
+    assert broken_inline_math("a $x\n+ y$ b") == ["+ y$ b"]
+    assert broken_inline_math("a $x +{}\ny$ b\n\n- item $z$") == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_inline_math_is_not_cut_by_a_list_item(path):
+    bad = [f"cell {c.get('id')}: {line[:60]}" for c in _cells(path) if c["cell_type"] == "markdown"
+           for line in broken_inline_math(_src(c))]
+    assert not bad, f"{path.name}: inline math continues on a line that starts a list item:\n  " + (
+        "\n  ".join(bad))
