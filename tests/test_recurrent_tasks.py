@@ -8,6 +8,48 @@ from flt_lib.recurrent import tasks as TK
 from flt_lib.rng import torch_generator
 
 
+def test_pattern_classification_matches_a_string_search():
+    data = TK.pattern_classification(200, min_length=1, max_length=9, vocab=3, pattern=(0, 1),
+                                     generator=torch_generator(0))
+    assert len(data) == 200 and {len(x) for x, _ in data} <= set(range(1, 10))
+    for x, y in data:                     # brute force: search "ab" in the string of letters
+        assert y == int("ab" in "".join("abc"[t] for t in x.tolist()))
+    assert 0 < sum(y for _, y in data) < 200, "both labels should occur"
+    again = TK.pattern_classification(200, min_length=1, max_length=9, vocab=3,
+                                      generator=torch_generator(0))
+    assert all(torch.equal(a[0], b[0]) and a[1] == b[1] for a, b in zip(data, again))
+
+
+def test_run_length_transduction_decodes_to_the_input():
+    data = TK.run_length_transduction(100, min_length=1, max_length=12, vocab=3,
+                                      generator=torch_generator(1))
+    for x, y in data:
+        symbols, counts = y[0::2], y[1::2]
+        assert torch.equal(torch.repeat_interleave(symbols, counts), x)
+        assert (counts >= 1).all() and (symbols[1:] != symbols[:-1]).all()  # maximal runs
+    assert any(len(y) != len(x) for x, y in data)
+    x, y = TK.run_length_transduction(1, min_length=6, max_length=6, vocab=2,
+                                      generator=torch_generator(2))[0]
+    assert len(y) == 2 * (1 + int((x[1:] != x[:-1]).sum()))
+
+
+def test_toy_task_bad_inputs():
+    g = torch_generator(0)
+    with pytest.raises(ValueError, match="max_length must be >= 5, got 3"):
+        TK.pattern_classification(4, min_length=5, max_length=3, vocab=3, generator=g)
+    with pytest.raises(ValueError, match=r"pattern\[1\] must be <= 2, got 7"):
+        TK.pattern_classification(4, min_length=1, max_length=3, vocab=3, pattern=(0, 7),
+                                  generator=g)
+    with pytest.raises(TypeError, match="pattern must be a non-empty sequence of ints"):
+        TK.pattern_classification(4, min_length=1, max_length=3, vocab=3, pattern="ab",
+                                  generator=g)
+    with pytest.raises(TypeError, match="generator must be a torch.Generator"):
+        TK.run_length_transduction(4, min_length=1, max_length=3, vocab=3, generator=0)
+    with pytest.raises(ValueError, match="vocab must be >= 2, got 1"):
+        TK.run_length_transduction(4, min_length=1, max_length=3, vocab=1, generator=g)
+    with pytest.raises(ValueError, match="n must be >= 1, got 0"):
+        TK.run_length_transduction(0, min_length=1, max_length=3, vocab=3, generator=g)
+
 
 def test_tag_examples():
     assert TK.iob2_tags(6, [(0, 1, "PER"), (4, 6, "LOC")]) == ["B-PER", "O", "O", "O", "B-LOC", "I-LOC"]

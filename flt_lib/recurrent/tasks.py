@@ -1,5 +1,9 @@
 """Sequence tasks, span tags, MLP mixing strategies and Jacobian support (Section 4.1).
 
+- Two toy data sets, one per kind of sequence problem that has no tags: classification
+  (:func:`pattern_classification`: does the sequence contain a given pattern?) and transduction
+  (:func:`run_length_transduction`: the run-length code of the sequence, whose length differs
+  from the input's).
 - Named-entity spans and their tags in the IOB2 scheme (B-X begins an entity, I-X continues
   it, O is outside; Tjong Kim Sang & Veenstra 1999) and the IOBES scheme (adds E-X for the last
   token and S-X for a one-token entity; Ratinov & Roth 2009).
@@ -15,9 +19,11 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from flt_lib._validate import check_choice, check_int, check_tensor
+from flt_lib._validate import check_choice, check_generator, check_int, check_tensor
 
 __all__ = [
+    "pattern_classification",
+    "run_length_transduction",
     "iob2_tags",
     "iobes_tags",
     "spans_from_tags",
@@ -28,6 +34,81 @@ __all__ = [
 ]
 
 Span = tuple[int, int, str]  # (start, end) with end exclusive, and the entity type
+
+
+def _random_sequences(
+    n: int, min_length: int, max_length: int, vocab: int, generator: torch.Generator
+) -> list[torch.Tensor]:
+    """n int64 sequences of tokens 0..vocab-1, each of a length uniform in [min, max]."""
+    n = check_int(n, "n", min_value=1)
+    min_length = check_int(min_length, "min_length", min_value=1)
+    max_length = check_int(max_length, "max_length", min_value=min_length)
+    vocab = check_int(vocab, "vocab", min_value=2)
+    check_generator(generator)
+    lengths = torch.randint(min_length, max_length + 1, (n,), generator=generator)
+    return [torch.randint(0, vocab, (int(T),), generator=generator) for T in lengths]
+
+
+def pattern_classification(
+    n: int, *, min_length: int, max_length: int, vocab: int,
+    pattern: Sequence[int] = (0, 1), generator: torch.Generator,
+) -> list[tuple[torch.Tensor, int]]:
+    """Sequence classification: label 1 if the sequence contains ``pattern`` contiguously.
+
+    The label depends on the order of the tokens (``ab`` counts, ``ba`` does not), so a model
+    that only counts tokens cannot compute it (def-rnn-sequence-tasks).
+
+    Args:
+        n: number of examples, >= 1.
+        min_length, max_length: each length T is uniform in [min_length, max_length].
+        vocab: number of symbols V >= 2 (tokens 0..V-1, uniform and independent).
+        pattern: the tokens to look for, each in 0..V-1.
+        generator: a CPU torch.Generator.
+
+    Returns:
+        n pairs ``(x, y)``: tokens x of shape (T,) int64, and the label y in {0, 1}.
+    """
+    if isinstance(pattern, (str, bytes)) or not isinstance(pattern, Sequence) or not pattern:
+        raise TypeError(f"pattern must be a non-empty sequence of ints, got {pattern!r}")
+    vocab = check_int(vocab, "vocab", min_value=2)
+    pat = [check_int(p, f"pattern[{i}]", min_value=0, max_value=vocab - 1)
+           for i, p in enumerate(pattern)]
+    seqs = _random_sequences(n, min_length, max_length, vocab, generator)
+    p = torch.tensor(pat)                                       # (k,)
+    out = []
+    for x in seqs:
+        if len(x) < len(p):
+            out.append((x, 0))
+            continue
+        windows = x.unfold(0, len(p), 1)                        # (T - k + 1, k)
+        out.append((x, int((windows == p).all(dim=1).any())))
+    return out
+
+
+def run_length_transduction(
+    n: int, *, min_length: int, max_length: int, vocab: int, generator: torch.Generator
+) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """Sequence transduction: map a sequence to its run-length code.
+
+    Each maximal run of one symbol becomes two output tokens, the symbol and the run's length,
+    so ``a a b c c c`` becomes ``a 2 b 1 c 3``: the output has its own length (twice the number
+    of runs) and its own vocabulary (symbols and counts).
+
+    Args:
+        n: number of examples, >= 1.
+        min_length, max_length: each input length T is uniform in [min_length, max_length].
+        vocab: number of symbols V >= 2 (tokens 0..V-1, uniform and independent).
+        generator: a CPU torch.Generator.
+
+    Returns:
+        n pairs ``(x, y)``: x of shape (T,) int64, and y of shape (2R,) int64 with R the number
+        of runs: y[0::2] the symbols of the runs and y[1::2] their lengths (>= 1).
+    """
+    out = []
+    for x in _random_sequences(n, min_length, max_length, vocab, generator):
+        symbols, counts = torch.unique_consecutive(x, return_counts=True)   # (R,), (R,)
+        out.append((x, torch.stack([symbols, counts], dim=1).reshape(-1)))
+    return out
 
 
 def _check_spans(n: int, spans: Sequence[Span]) -> list[Span]:
