@@ -1,9 +1,11 @@
-"""flt_lib: the small shared library behind the executable textbook on deep-learning theory.
+"""flt_lib: the small shared library behind the executable textbook on deep-learning
+theory.
 
-The package is deliberately light to import: only :mod:`flt_lib.rng` and :mod:`flt_lib.device`
-(which need nothing beyond torch) are loaded eagerly. Topic modules (``connectionism``,
-``feedforward``, ``optim``, ``flt``, ...) and :mod:`flt_lib.plotting` (which pulls in matplotlib)
-are imported on first attribute access, so ``import flt_lib`` costs little beyond ``import torch``.
+The package is deliberately light to import: only :mod:`flt_lib.rng` and
+:mod:`flt_lib.device` (which need nothing beyond torch) are loaded eagerly. Topic
+modules (``connectionism``, ``feedforward``, ``optim``, ``flt``, ...) and
+:mod:`flt_lib.plotting` (which pulls in matplotlib) are imported on first attribute
+access, so ``import flt_lib`` costs little beyond ``import torch``.
 """
 
 from __future__ import annotations

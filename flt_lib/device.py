@@ -1,13 +1,15 @@
-"""Where tensors live and how many threads compute on them. Environment variables are read here.
+"""Where tensors live and how many threads compute on them. Environment variables are
+read here.
 
-``FLT_DEVICE`` may be ``cpu`` (the default), ``cuda``, ``cuda:N`` or ``mps``. Library functions
-never call :func:`get_device` themselves: they take the device from their inputs. Notebooks call
-it once, in the setup cell, and move data there with :func:`to_device`.
+``FLT_DEVICE`` may be ``cpu`` (the default), ``cuda``, ``cuda:N`` or ``mps``. Library
+functions never call :func:`get_device` themselves: they take the device from their
+inputs. Notebooks call it once, in the setup cell, and move data there with
+:func:`to_device`.
 
-``FLT_THREADS`` sets torch's intra-op thread count (default 1). The book's tensors are small:
-with two threads on a two-core machine, two notebooks executed side by side fight over the
-cores, and a small LSTM step measured 0.19 s with two threads against 0.0034 s with one. The
-setup cell calls :func:`set_threads` once; nothing happens on import.
+``FLT_THREADS`` sets torch's intra-op thread count (default 1). The book's tensors are
+small: with two threads on a two-core machine, two notebooks executed side by side fight
+over the cores, and a small LSTM step measured 0.19 s with two threads against 0.0034 s
+with one. The setup cell calls :func:`set_threads` once; nothing happens on import.
 """
 
 from __future__ import annotations
@@ -21,15 +23,22 @@ ENV_VAR = "FLT_DEVICE"
 THREADS_ENV_VAR = "FLT_THREADS"
 DEFAULT_THREADS = 1
 
-__all__ = ["ENV_VAR", "THREADS_ENV_VAR", "DEFAULT_THREADS", "get_device", "set_threads", "to_device"]
+__all__ = [
+    "ENV_VAR",
+    "THREADS_ENV_VAR",
+    "DEFAULT_THREADS",
+    "get_device",
+    "set_threads",
+    "to_device",
+]
 
 
 def get_device(name: str | None = None) -> torch.device:
     """Return the device to compute on.
 
     Args:
-        name: ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or ``"mps"``; if None, read ``FLT_DEVICE``
-            from the environment, defaulting to ``"cpu"``.
+        name: ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or ``"mps"``; if None, read
+            ``FLT_DEVICE`` from the environment, defaulting to ``"cpu"``.
 
     Returns:
         A ``torch.device``.
@@ -42,7 +51,10 @@ def get_device(name: str | None = None) -> torch.device:
     if name is None:
         name, source = os.environ.get(ENV_VAR, "cpu"), ENV_VAR
     if not isinstance(name, str):
-        raise TypeError(f"{source} must be a string such as 'cpu' or 'cuda', got {type(name).__name__}")
+        raise TypeError(
+            f"{source} must be a string such as 'cpu' or 'cuda', "
+            f"got {type(name).__name__}"
+        )
     text = name.strip().lower() or "cpu"
     try:
         dev = torch.device(text)
@@ -51,17 +63,23 @@ def get_device(name: str | None = None) -> torch.device:
             f"{source} must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {name!r}"
         ) from err
     if dev.type not in ("cpu", "cuda", "mps"):
-        raise ValueError(f"{source} must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {name!r}")
+        raise ValueError(
+            f"{source} must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {name!r}"
+        )
     if dev.type == "cuda":
         if not torch.cuda.is_available():
-            raise ValueError(f"{source}={name!r} asks for CUDA, but torch sees no CUDA device")
+            raise ValueError(
+                f"{source}={name!r} asks for CUDA, but torch sees no CUDA device"
+            )
         if dev.index is not None and dev.index >= torch.cuda.device_count():
             raise ValueError(
                 f"{source}={name!r} asks for CUDA device {dev.index}, "
                 f"but only {torch.cuda.device_count()} are visible"
             )
     if dev.type == "mps" and not torch.backends.mps.is_available():
-        raise ValueError(f"{source}={name!r} asks for MPS, but torch sees no MPS device")
+        raise ValueError(
+            f"{source}={name!r} asks for MPS, but torch sees no MPS device"
+        )
     return dev
 
 
@@ -89,7 +107,8 @@ def set_threads(n: int | None = None) -> int:
                 n = int(text)
             except ValueError:
                 raise ValueError(
-                    f"{THREADS_ENV_VAR} must be a positive integer such as 1 or 2, got {text!r}"
+                    f"{THREADS_ENV_VAR} must be a positive integer such as 1 or 2, "
+                    f"got {text!r}"
                 ) from None
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"{source} must be an int, got {type(n).__name__}")
@@ -110,8 +129,9 @@ def to_device(
 def to_device(*tensors: torch.Tensor, device: torch.device | str):
     """Move one or more tensors to ``device``.
 
-    Data are drawn on the CPU from seeded generators (so they are the same on every device) and
-    then moved; this is the one call that does the moving, ``X, y = to_device(X, y, device=device)``.
+    Data are drawn on the CPU from seeded generators (so they are the same on every
+    device) and then moved; this is the one call that does the moving,
+    ``X, y = to_device(X, y, device=device)``.
 
     Args:
         *tensors: one or more tensors (any shape and dtype).
@@ -124,8 +144,12 @@ def to_device(*tensors: torch.Tensor, device: torch.device | str):
         raise ValueError("to_device needs at least one tensor, got none")
     for i, t in enumerate(tensors):
         if not isinstance(t, torch.Tensor):
-            raise TypeError(f"tensors[{i}] must be a torch.Tensor, got {type(t).__name__}")
+            raise TypeError(
+                f"tensors[{i}] must be a torch.Tensor, got {type(t).__name__}"
+            )
     if not isinstance(device, (torch.device, str)):
-        raise TypeError(f"device must be a torch.device or a string, got {type(device).__name__}")
+        raise TypeError(
+            f"device must be a torch.device or a string, got {type(device).__name__}"
+        )
     moved = tuple(t.to(device) for t in tensors)
     return moved[0] if len(moved) == 1 else moved

@@ -45,9 +45,10 @@ COLORS: tuple[str, ...] = (
     "#000000",  # black
 )
 
-# Sizes for the website's content column (about 700 px) and the PDF's text width: a figure
-# 6.4 in wide is shown 640 px wide, so 10 pt text is about 14 px, as large as the page's own.
-# Two panels side by side: at most (8, 3.4); three or more: stack them or use a 2x2 grid.
+# Sizes for the website's content column (about 700 px) and the PDF's text width: a
+# figure 6.4 in wide is shown 640 px wide, so 10 pt text is about 14 px, as large as the
+# page's own. Two panels side by side: at most (8, 3.4); three or more: stack them or
+# use a 2x2 grid.
 BOOK_RC: dict[str, object] = {
     "figure.figsize": (6.4, 3.6),
     "figure.dpi": 100,
@@ -80,16 +81,17 @@ BOOK_RC: dict[str, object] = {
     "figure.autolayout": True,
 }
 
-# How notebooks send figures to the page: PNG at twice the pixel density ("retina": the image
-# carries its 1x size, so it is shown at that size and stays sharp on high-density screens).
-# PNG, unlike SVG, also goes into the PDF through LaTeX unchanged.
+# How notebooks send figures to the page: PNG at twice the pixel density ("retina": the
+# image carries its 1x size, so it is shown at that size and stays sharp on high-density
+# screens). PNG, unlike SVG, also goes into the PDF through LaTeX unchanged.
 INLINE_FORMAT = "retina"
 
 
 def use_book_style() -> None:
     """Apply the book style to matplotlib's global settings (once, in the setup cell).
 
-    Inside Jupyter (or Colab) it also makes the inline backend send crisp 2x PNG figures.
+    Inside Jupyter (or Colab) it also makes the inline backend send crisp 2x PNG
+    figures.
     """
     mpl.rcParams.update(BOOK_RC)
     _use_crisp_inline_figures()

@@ -1,10 +1,11 @@
 """Show a library function's source on the page, right under the equation it implements.
 
-A notebook cell ``show_source(sgd.sgd_least_squares)`` displays the *current* source of that
-function, read from the installed ``flt_lib`` with :mod:`inspect`, so the page can never drift
-from the code. In Jupyter and Colab it renders as a highlighted code block (Markdown output);
-in a plain terminal it prints as text. The website hides the calling cell (tag ``remove-input``)
-and shows only the listing; add the tag ``hide-output`` to collapse a long listing.
+A notebook cell ``show_source(sgd.sgd_least_squares)`` displays the *current* source of
+that function, read from the installed ``flt_lib`` with :mod:`inspect`, so the page can
+never drift from the code. In Jupyter and Colab it renders as a highlighted code block
+(Markdown output); in a plain terminal it prints as text. The website hides the calling
+cell (tag ``remove-input``) and shows only the listing; add the tag ``hide-output`` to
+collapse a long listing.
 """
 
 from __future__ import annotations
@@ -26,20 +27,25 @@ class Listing:
     """The source of one ``flt_lib`` function or class, ready to display."""
 
     qualname: str    # dotted name, e.g. "flt_lib.optim.sgd.sgd_least_squares"
-    path: str        # file, relative to the repository root, e.g. "flt_lib/optim/sgd.py"
+    # file, relative to the repository root, e.g. "flt_lib/optim/sgd.py"
+    path: str
     first_line: int  # line number of the definition's first line in that file (1-based)
     last_line: int   # line number of the definition's last line
-    code: str        # the source text, dedented (without the docstring if it was left out)
+    # the source text, dedented (without the docstring if it was left out)
+    code: str
 
     def header(self) -> str:
         """One line naming the object and where it lives."""
-        return f"{self.qualname}  ({self.path}, lines {self.first_line}-{self.last_line})"
+        return (
+            f"{self.qualname}  ({self.path}, lines {self.first_line}-{self.last_line})"
+        )
 
     def _repr_markdown_(self) -> str:
         longest = max((len(m) for m in re.findall(r"`+", self.code)), default=0)
         fence = "`" * max(3, longest + 1)
         return (
-            f"`{self.qualname}` in `{self.path}`, lines {self.first_line}–{self.last_line}\n\n"
+            f"`{self.qualname}` in `{self.path}`, "
+            f"lines {self.first_line}–{self.last_line}\n\n"
             f"{fence}python\n{self.code}\n{fence}\n"
         )
 
@@ -51,10 +57,14 @@ class Listing:
 
 
 def _strip_docstring(code: str) -> str:
-    """Remove the docstring of the outermost ``def``/``class`` in ``code``, if it has one."""
+    """Remove the docstring of the outermost ``def``/``class`` in ``code``,
+    if it has one."""
     tree = ast.parse(code)
     node = tree.body[0] if tree.body else None
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not node.body:
+    if (
+        not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        or not node.body
+    ):
         return code
     first = node.body[0]
     is_doc = (
@@ -69,10 +79,12 @@ def _strip_docstring(code: str) -> str:
 
 
 def show_source(obj: object, *, docstring: bool = True) -> Listing:
-    """Return the source of an ``flt_lib`` function, class or method, for display in a notebook.
+    """Return the source of an ``flt_lib`` function, class or method, for display in a
+    notebook.
 
     Args:
-        obj: a function, class or method defined in ``flt_lib`` (not a copy, not a string).
+        obj: a function, class or method defined in ``flt_lib`` (not a copy, not a
+            string).
         docstring: if False, leave out the docstring and show only the code.
 
     Returns:
@@ -89,14 +101,16 @@ def show_source(obj: object, *, docstring: bool = True) -> Listing:
         target = target.__func__
     if not (inspect.isfunction(target) or inspect.isclass(target)):
         raise TypeError(
-            f"obj must be an flt_lib function, method or class, got {type(obj).__name__}"
+            "obj must be an flt_lib function, method or class, "
+            f"got {type(obj).__name__}"
         )
     if not isinstance(docstring, bool):
         raise TypeError(f"docstring must be a bool, got {type(docstring).__name__}")
     module = getattr(target, "__module__", "") or ""
     if module != "flt_lib" and not module.startswith("flt_lib."):
         raise ValueError(
-            f"obj must be defined in flt_lib, got {getattr(target, '__qualname__', target)!r} "
+            "obj must be defined in flt_lib, "
+            f"got {getattr(target, '__qualname__', target)!r} "
             f"from module {module!r}"
         )
     lines, first = inspect.getsourcelines(target)

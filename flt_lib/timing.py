@@ -1,8 +1,9 @@
-"""Wall-clock timing for the book's cost experiments: one implementation, used everywhere.
+"""Wall-clock timing for the book's cost experiments: one implementation, used
+everywhere.
 
-Notebooks that compare costs (a scan against a loop, FFT against direct convolution), the
-library's timing helpers and ``make bench`` all call :func:`best_time`. Timings are printed or
-plotted, never asserted in tests: they depend on the machine and its load.
+Notebooks that compare costs (a scan against a loop, FFT against direct convolution),
+the library's timing helpers and ``make bench`` all call :func:`best_time`. Timings are
+printed or plotted, never asserted in tests: they depend on the machine and its load.
 """
 
 from __future__ import annotations
@@ -27,16 +28,18 @@ def best_time(
 ) -> float:
     """Best wall-clock time of one call of ``fn``, in seconds.
 
-    Runs ``repeat`` rounds of ``number`` calls each and returns the fastest round divided by
-    ``number``: the minimum is the measurement least disturbed by other processes.
+    Runs ``repeat`` rounds of ``number`` calls each and returns the fastest round
+    divided by ``number``: the minimum is the measurement least disturbed by other
+    processes.
 
     Args:
         fn: the function to time, called without arguments.
         repeat: rounds, ``repeat >= 1``.
         number: calls per round, ``number >= 1``.
-        warmup: if True, call ``fn`` once before timing (first calls pay for allocation).
-        device: if a CUDA device, synchronise before and after each round, since CUDA kernels
-            run asynchronously.
+        warmup: if True, call ``fn`` once before timing (first calls pay for
+            allocation).
+        device: if a CUDA device, synchronise before and after each round, since CUDA
+            kernels run asynchronously.
 
     Returns:
         Seconds per call.

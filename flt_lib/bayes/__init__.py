@@ -1,13 +1,14 @@
-"""Appendix A, Bayesian learning: posteriors, MCMC, Langevin dynamics, Gaussian processes.
+"""Appendix A, Bayesian learning: posteriors, MCMC, Langevin dynamics, Gaussian
+processes.
 
 Modules (import them directly, e.g. ``from flt_lib.bayes import mcmc``):
 
 - ``linear``: Bayesian linear regression, its link to ridge, exact posterior samples and
   Monte-Carlo predictive distributions (A.1);
-- ``mcmc``: Metropolis-Hastings (discrete kernels and random-walk Metropolis), autocorrelation,
-  effective sample size, and the ``Chain`` every sampler returns (A.2);
-- ``targets``: the posteriors the samplers run on (Gaussian, Welling & Teh's mixture, Bayesian
-  logistic regression) and a 2-D grid reference (A.2-A.4);
+- ``mcmc``: Metropolis-Hastings (discrete kernels and random-walk Metropolis),
+  autocorrelation, effective sample size, and the ``Chain`` every sampler returns (A.2);
+- ``targets``: the posteriors the samplers run on (Gaussian, Welling & Teh's mixture,
+  Bayesian logistic regression) and a 2-D grid reference (A.2-A.4);
 - ``hmc``: leapfrog, explicit Euler and Hamiltonian Monte Carlo (A.3);
 - ``langevin``: ULA, MALA, underdamped Langevin dynamics and SGLD (A.4);
 - ``gp``: kernels, GP regression and the log marginal likelihood (A.5);

@@ -1,14 +1,16 @@
-"""Gaussian-process regression in closed form (Appendix A.5; Rasmussen & Williams, 2006, ch. 2, 5).
+"""Gaussian-process regression in closed form (Appendix A.5; Rasmussen & Williams, 2006,
+ch. 2, 5).
 
-A GP prior ``f ~ GP(0, k)`` with Gaussian noise of variance ``s2`` gives, on training inputs
-with kernel matrix ``K`` and test inputs with cross-kernel ``K_*`` and kernel ``K_**``,
+A GP prior ``f ~ GP(0, k)`` with Gaussian noise of variance ``s2`` gives, on training
+inputs with kernel matrix ``K`` and test inputs with cross-kernel ``K_*`` and kernel
+``K_**``,
 
     mean = K_* (K + s2 I)^{-1} y,    cov = K_** - K_* (K + s2 I)^{-1} K_*^T
 
 (eq-bayes-gp-posterior)
 
-and the log marginal likelihood ``log N(y; 0, K + s2 I)`` (eq-bayes-gp-lml). Everything is
-computed from one Cholesky factor of ``K + s2 I``.
+and the log marginal likelihood ``log N(y; 0, K + s2 I)`` (eq-bayes-gp-lml). Everything
+is computed from one Cholesky factor of ``K + s2 I``.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ def _pair(X1: object, X2: object) -> tuple[torch.Tensor, torch.Tensor]:
 def rbf_kernel(
     X1: torch.Tensor, X2: torch.Tensor, *, lengthscale: float, variance: float = 1.0
 ) -> torch.Tensor:
-    """Squared-exponential kernel ``variance exp(-|x - x'|^2 / (2 lengthscale^2))`` (eq-bayes-rbf).
+    """Squared-exponential kernel ``variance exp(-|x - x'|^2 / (2 lengthscale^2))``
+    (eq-bayes-rbf).
 
     Args:
         X1: inputs, shape (n1, d).
@@ -59,8 +62,11 @@ def rbf_kernel(
     return var * torch.exp(-sq.clamp_min(0.0) / (2 * ell**2))
 
 
-def linear_kernel(X1: torch.Tensor, X2: torch.Tensor, *, variance: float = 1.0) -> torch.Tensor:
-    """Kernel ``(sigma^2 / d) x^T x'`` of a linear unit with ``N(0, sigma^2/d)`` weights.
+def linear_kernel(
+    X1: torch.Tensor, X2: torch.Tensor, *, variance: float = 1.0
+) -> torch.Tensor:
+    """Kernel ``(sigma^2 / d) x^T x'`` of a linear unit with ``N(0, sigma^2/d)``
+    weights.
 
     This is the covariance of eq-bayes-linear-gp.
 
@@ -95,7 +101,9 @@ def _chol(K: torch.Tensor, noise_var: float) -> torch.Tensor:
     A = K + noise_var * torch.eye(n, dtype=K.dtype, device=K.device)
     L, info = torch.linalg.cholesky_ex(A)
     if info.item() != 0:
-        raise ValueError("K_train + noise_var I is not positive definite; increase noise_var")
+        raise ValueError(
+            "K_train + noise_var I is not positive definite; increase noise_var"
+        )
     return L
 
 
@@ -115,34 +123,44 @@ def gp_posterior(
     *,
     noise_var: float,
 ) -> GPPosterior:
-    """GP regression: posterior mean and covariance of f at test inputs (eq-bayes-gp-posterior).
+    """GP regression: posterior mean and covariance of f at test inputs
+    (eq-bayes-gp-posterior).
 
     Args:
         K_train: kernel on the training inputs, shape (n, n).
         y: training targets, shape (n,).
         K_cross: test-train kernel, shape (m, n).
         K_test: kernel on the test inputs, shape (m, m).
-        noise_var: observation-noise variance ``s2 >= 0`` (0 needs K_train positive definite).
+        noise_var: observation-noise variance ``s2 >= 0`` (0 needs K_train positive
+            definite).
 
     Returns:
         A :class:`GPPosterior` with mean (m,) and covariance (m, m).
     """
     K, y = _check_train(K_train, y)
     n = K.shape[0]
-    Ks = check_tensor(K_cross, "K_cross", shape=(None, n), floating=True, shape_doc=f"(m, {n})")
+    Ks = check_tensor(
+        K_cross, "K_cross", shape=(None, n), floating=True, shape_doc=f"(m, {n})"
+    )
     m = Ks.shape[0]
-    Kss = check_tensor(K_test, "K_test", shape=(m, m), floating=True, shape_doc=f"({m}, {m})")
+    Kss = check_tensor(
+        K_test, "K_test", shape=(m, m), floating=True, shape_doc=f"({m}, {m})"
+    )
     s2 = check_real(noise_var, "noise_var", min_value=0.0)
-    L = _chol(K, s2)                                                       # (n, n)
-    alpha = torch.cholesky_solve(y[:, None], L)[:, 0]                      # (K + s2 I)^{-1} y
-    V = torch.linalg.solve_triangular(L, Ks.T, upper=False)                # (n, m)
+    L = _chol(K, s2)                                                 # (n, n)
+    alpha = torch.cholesky_solve(y[:, None], L)[:, 0]                # (K + s2 I)^{-1} y
+    V = torch.linalg.solve_triangular(L, Ks.T, upper=False)          # (n, m)
     return GPPosterior(Ks @ alpha, Kss - V.T @ V)
 
 
-def log_marginal_likelihood(K_train: torch.Tensor, y: torch.Tensor, *, noise_var: float) -> float:
-    """Log evidence ``log N(y; 0, K + s2 I)`` from one Cholesky factor (eq-bayes-gp-lml).
+def log_marginal_likelihood(
+    K_train: torch.Tensor, y: torch.Tensor, *, noise_var: float
+) -> float:
+    """Log evidence ``log N(y; 0, K + s2 I)`` from one Cholesky factor
+    (eq-bayes-gp-lml).
 
-    It is ``-y^T a / 2 - sum_i log L_ii - n log(2 pi) / 2`` with ``a = (K + s2 I)^{-1} y``.
+    It is ``-y^T a / 2 - sum_i log L_ii - n log(2 pi) / 2`` with
+    ``a = (K + s2 I)^{-1} y``.
 
     Args:
         K_train: kernel on the training inputs, shape (n, n).
@@ -157,13 +175,16 @@ def log_marginal_likelihood(K_train: torch.Tensor, y: torch.Tensor, *, noise_var
     L = _chol(K, s2)
     alpha = torch.cholesky_solve(y[:, None], L)[:, 0]
     n = K.shape[0]
-    return (-0.5 * y @ alpha - L.diagonal().log().sum() - 0.5 * n * math.log(2 * math.pi)).item()
+    return (
+        -0.5 * y @ alpha - L.diagonal().log().sum() - 0.5 * n * math.log(2 * math.pi)
+    ).item()
 
 
 def sample_gp(
     K: torch.Tensor, n_samples: int, generator: torch.Generator, *, jitter: float = 1e-9
 ) -> torch.Tensor:
-    """Draws of ``f ~ N(0, K)`` on a set of inputs, via the Cholesky factor of ``K + jitter I``.
+    """Draws of ``f ~ N(0, K)`` on a set of inputs, via the Cholesky factor of
+    ``K + jitter I``.
 
     Args:
         K: kernel matrix, shape (n, n), positive semi-definite.

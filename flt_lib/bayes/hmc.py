@@ -1,13 +1,14 @@
 """Hamiltonian Monte Carlo: the leapfrog integrator and the HMC sampler (Appendix A.3).
 
-The state is a position ``theta`` (the parameters) and a momentum ``p`` of the same shape. With
-the potential energy ``U(theta) = -log pi(theta)`` and unit mass, the Hamiltonian is
+The state is a position ``theta`` (the parameters) and a momentum ``p`` of the same
+shape. With the potential energy ``U(theta) = -log pi(theta)`` and unit mass, the
+Hamiltonian is
 
-    H(theta, p) = U(theta) + |p|^2 / 2,                                     (eq-bayes-hamiltonian)
+    H(theta, p) = U(theta) + |p|^2 / 2,                           (eq-bayes-hamiltonian)
 
-and HMC alternates a fresh Gaussian momentum with a leapfrog trajectory that is accepted or
-rejected by the Metropolis rule on ``exp(-H)`` (Duane et al., 1987; Neal, 2011). Everything is
-vectorised over ``C`` chains: positions and momenta have shape (C, d).
+and HMC alternates a fresh Gaussian momentum with a leapfrog trajectory that is accepted
+or rejected by the Metropolis rule on ``exp(-H)`` (Duane et al., 1987; Neal, 2011).
+Everything is vectorised over ``C`` chains: positions and momenta have shape (C, d).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from flt_lib.bayes.mcmc import Chain, LogProb, metropolis_accept
 
 __all__ = ["GradLogProb", "hamiltonian", "leapfrog", "euler", "hmc"]
 
-GradLogProb = Callable[[torch.Tensor], torch.Tensor]  # states (C, d) -> grad log density (C, d)
+# states (C, d) -> grad log density (C, d)
+GradLogProb = Callable[[torch.Tensor], torch.Tensor]
 
 
 def _check_state(theta: object, p: object) -> tuple[torch.Tensor, torch.Tensor]:
@@ -32,7 +34,8 @@ def _check_state(theta: object, p: object) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _check_step(step: object, C: int) -> float | torch.Tensor:
-    """A step size: a positive float, or a tensor (C,) of per-chain steps, returned as (C, 1)."""
+    """A step size: a positive float, or a tensor (C,) of per-chain steps, returned as
+    (C, 1)."""
     if isinstance(step, torch.Tensor):
         check_tensor(step, "step", shape=(C,), floating=True, shape_doc="(C,)")
         if (step <= 0).any():
@@ -41,7 +44,9 @@ def _check_step(step: object, C: int) -> float | torch.Tensor:
     return check_real(step, "step", min_value=0.0, strict_min=True)
 
 
-def hamiltonian(log_prob: LogProb, theta: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+def hamiltonian(
+    log_prob: LogProb, theta: torch.Tensor, p: torch.Tensor
+) -> torch.Tensor:
     """Total energy ``H = -log pi(theta) + |p|^2 / 2`` (eq-bayes-hamiltonian).
 
     Args:
@@ -66,9 +71,9 @@ def leapfrog(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``n_steps`` leapfrog steps of Hamiltonian dynamics (eq-bayes-leapfrog).
 
-    Each step is a half kick ``p += (eps/2) grad log pi(theta)``, a drift ``theta += eps p`` and a
-    second half kick; consecutive half kicks are merged, so ``n_steps`` steps cost
-    ``n_steps + 1`` gradient evaluations.
+    Each step is a half kick ``p += (eps/2) grad log pi(theta)``, a drift
+    ``theta += eps p`` and a second half kick; consecutive half kicks are merged, so
+    ``n_steps`` steps cost ``n_steps + 1`` gradient evaluations.
 
     Args:
         grad_log_prob: gradient of the log target, ``(C, d) -> (C, d)``.
@@ -86,18 +91,26 @@ def leapfrog(
     p = p + 0.5 * eps * grad_log_prob(theta)                  # half kick
     for i in range(n_steps):
         theta = theta + eps * p                               # drift
-        kick = eps if i < n_steps - 1 else 0.5 * eps          # full kicks inside, half at the end
+        # full kicks inside, half at the end
+        kick = eps if i < n_steps - 1 else 0.5 * eps
         p = p + kick * grad_log_prob(theta)
     return theta, p
 
 
 def euler(
-    grad_log_prob: GradLogProb, theta: torch.Tensor, p: torch.Tensor, *, step: float, n_steps: int
+    grad_log_prob: GradLogProb,
+    theta: torch.Tensor,
+    p: torch.Tensor,
+    *,
+    step: float,
+    n_steps: int,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Explicit Euler steps ``theta' = theta + eps p``, ``p' = p + eps grad log pi(theta)``.
+    """Explicit Euler steps ``theta' = theta + eps p``,
+    ``p' = p + eps grad log pi(theta)``.
 
-    Both updates use the *old* state. This is the discretisation written in seed 001 (Sec. 10.3);
-    it is not symplectic: on ``U = |theta|^2 / 2`` every step multiplies ``H`` by ``1 + eps^2``.
+    Both updates use the *old* state. This is the discretisation written in seed 001
+    (Sec. 10.3); it is not symplectic: on ``U = |theta|^2 / 2`` every step multiplies
+    ``H`` by ``1 + eps^2``.
 
     Args:
         grad_log_prob: gradient of the log target, ``(C, d) -> (C, d)``.
@@ -133,10 +146,11 @@ def hmc(
 
     The acceptance rule is eq-bayes-hmc-accept.
 
-    Each transition draws ``p ~ N(0, I)``, runs ``n_leapfrog`` leapfrog steps and accepts the end
-    point with probability ``min(1, exp(H(start) - H(end)))``. With ``step_jitter = j`` every
-    chain draws its step uniformly from ``[step (1 - j), step (1 + j)]`` at every transition, as
-    Neal (2011) does to avoid periodic trajectories.
+    Each transition draws ``p ~ N(0, I)``, runs ``n_leapfrog`` leapfrog steps and
+    accepts the end point with probability ``min(1, exp(H(start) - H(end)))``. With
+    ``step_jitter = j`` every chain draws its step uniformly from
+    ``[step (1 - j), step (1 + j)]`` at every transition, as Neal (2011) does to avoid
+    periodic trajectories.
 
     Args:
         log_prob: log target density up to a constant, ``(C, d) -> (C,)``.
@@ -150,10 +164,12 @@ def hmc(
         thin: record every ``thin``-th state.
 
     Returns:
-        A :class:`Chain`; one transition costs ``L + 1`` gradients and one density, counted as
-        ``L + 2`` evaluations.
+        A :class:`Chain`; one transition costs ``L + 1`` gradients and one density,
+        counted as ``L + 2`` evaluations.
     """
-    theta = check_tensor(theta0, "theta0", ndim=2, floating=True, shape_doc="(C, d)").clone()
+    theta = check_tensor(
+        theta0, "theta0", ndim=2, floating=True, shape_doc="(C, d)"
+    ).clone()
     step = check_real(step, "step", min_value=0.0, strict_min=True)
     n_leapfrog = check_int(n_leapfrog, "n_leapfrog", min_value=1)
     n_steps = check_int(n_steps, "n_steps", min_value=1)
@@ -168,12 +184,15 @@ def hmc(
     accepted = torch.zeros(C, dtype=dtype, device=dev)
     out = []
     for t in range(1, n_steps + 1):
-        p = torch.randn(C, d, generator=generator, dtype=dtype).to(dev)          # (C, d)
+        p = torch.randn(C, d, generator=generator, dtype=dtype).to(dev)         # (C, d)
         u = torch.rand(C, generator=generator, dtype=dtype).to(dev)
-        eps = step * (1 + step_jitter * (2 * u - 1))                             # (C,)
-        theta_new, p_new = leapfrog(grad_log_prob, theta, p, step=eps, n_steps=n_leapfrog)
+        eps = step * (1 + step_jitter * (2 * u - 1))                            # (C,)
+        theta_new, p_new = leapfrog(
+            grad_log_prob, theta, p, step=eps, n_steps=n_leapfrog
+        )
         lp_new = log_prob(theta_new)
-        log_ratio = (lp_new - 0.5 * (p_new**2).sum(1)) - (lp - 0.5 * (p**2).sum(1))  # H0 - H1
+        # H0 - H1
+        log_ratio = (lp_new - 0.5 * (p_new**2).sum(1)) - (lp - 0.5 * (p**2).sum(1))
         acc = metropolis_accept(torch.nan_to_num(log_ratio, nan=-torch.inf), generator)
         theta = torch.where(acc[:, None], theta_new, theta)
         lp = torch.where(acc, lp_new, lp)

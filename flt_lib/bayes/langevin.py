@@ -1,11 +1,12 @@
 """Langevin dynamics and its discretisations (Appendix A.4).
 
-Overdamped Langevin dynamics ``d theta = (1/2) grad log pi(theta) dt + dW_t`` has ``pi`` as its
-stationary law. Discretising it with step ``eps`` gives the unadjusted Langevin algorithm
-(ULA); adding a Metropolis-Hastings correction gives MALA (Roberts & Tweedie, 1996); replacing
-the gradient by a minibatch estimate and letting ``eps`` decay gives stochastic gradient
-Langevin dynamics (SGLD, Welling & Teh, 2011). Underdamped Langevin dynamics adds a momentum
-with friction ``gamma``; without noise its discretisation is the heavy-ball method.
+Overdamped Langevin dynamics ``d theta = (1/2) grad log pi(theta) dt + dW_t`` has ``pi``
+as its stationary law. Discretising it with step ``eps`` gives the unadjusted Langevin
+algorithm (ULA); adding a Metropolis-Hastings correction gives MALA (Roberts & Tweedie,
+1996); replacing the gradient by a minibatch estimate and letting ``eps`` decay gives
+stochastic gradient Langevin dynamics (SGLD, Welling & Teh, 2011). Underdamped Langevin
+dynamics adds a momentum with friction ``gamma``; without noise its discretisation is
+the heavy-ball method.
 
 All samplers are vectorised over ``C`` chains (states (C, d)) and return a
 :class:`flt_lib.bayes.mcmc.Chain`.
@@ -32,15 +33,20 @@ __all__ = [
     "polynomial_decay",
 ]
 
-MinibatchGrad = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]  # (C, d), (C, B) -> (C, d)
+# (C, d), (C, B) -> (C, d)
+MinibatchGrad = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 
-def _noise(C: int, d: int, like: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+def _noise(
+    C: int, d: int, like: torch.Tensor, generator: torch.Generator
+) -> torch.Tensor:
     return torch.randn(C, d, generator=generator, dtype=like.dtype).to(like.device)
 
 
 def _setup(theta0: object, n_steps: object, generator: object, thin: object):
-    theta = check_tensor(theta0, "theta0", ndim=2, floating=True, shape_doc="(C, d)").clone()
+    theta = check_tensor(
+        theta0, "theta0", ndim=2, floating=True, shape_doc="(C, d)"
+    ).clone()
     n_steps = check_int(n_steps, "n_steps", min_value=1)
     check_generator(generator)
     thin = check_int(thin, "thin", min_value=1, max_value=n_steps)
@@ -58,7 +64,8 @@ def ula(
 ) -> Chain:
     """Unadjusted Langevin algorithm (eq-bayes-ula).
 
-    ``theta' = theta + (eps/2) grad log pi(theta) + sqrt(eps) xi`` with ``xi ~ N(0, I)``.
+    ``theta' = theta + (eps/2) grad log pi(theta) + sqrt(eps) xi`` with
+    ``xi ~ N(0, I)``.
 
     Args:
         grad_log_prob: gradient of the log target, ``(C, d) -> (C, d)``.
@@ -98,7 +105,9 @@ def ula_gaussian_variance(step: float, var: float = 1.0) -> float:
     var = check_real(var, "var", min_value=0.0, strict_min=True)
     eps = check_real(step, "step", min_value=0.0, strict_min=True)
     if eps >= 4 * var:
-        raise ValueError(f"step must be < 4 var = {4 * var}, got {eps} (the chain diverges)")
+        raise ValueError(
+            f"step must be < 4 var = {4 * var}, got {eps} (the chain diverges)"
+        )
     return var / (1 - eps / (4 * var))
 
 
@@ -112,10 +121,12 @@ def mala(
     generator: torch.Generator,
     thin: int = 1,
 ) -> Chain:
-    """Metropolis-adjusted Langevin: the ULA step as an MH proposal (Roberts & Tweedie, 1996).
+    """Metropolis-adjusted Langevin: the ULA step as an MH proposal (Roberts & Tweedie,
+    1996).
 
-    The proposal density is ``q(theta' | theta) = N(theta + (eps/2) grad log pi(theta), eps I)``;
-    it is not symmetric, so the Hastings ratio keeps both ``q`` terms (eq-bayes-mh-acceptance).
+    The proposal density is
+    ``q(theta' | theta) = N(theta + (eps/2) grad log pi(theta), eps I)``; it is not
+    symmetric, so the Hastings ratio keeps both ``q`` terms (eq-bayes-mh-acceptance).
 
     Args:
         log_prob: log target density up to a constant, ``(C, d) -> (C,)``.
@@ -164,12 +175,14 @@ def underdamped_langevin(
     p0: torch.Tensor | None = None,
     thin: int = 1,
 ) -> Chain:
-    """Euler discretisation of underdamped Langevin dynamics (eq-bayes-underdamped-step).
+    """Euler discretisation of underdamped Langevin dynamics
+    (eq-bayes-underdamped-step).
 
     ``p' = (1 - gamma eps) p + eps grad log pi(theta) + sqrt(2 gamma eps T) xi``, then
-    ``theta' = theta + eps p'``. The same ``gamma`` damps the momentum and sets the noise
-    (fluctuation-dissipation). With ``temperature = 0`` and ``p0 = 0`` the positions follow the
-    heavy-ball method with learning rate ``eps^2`` and momentum ``1 - gamma eps``.
+    ``theta' = theta + eps p'``. The same ``gamma`` damps the momentum and sets the
+    noise (fluctuation-dissipation). With ``temperature = 0`` and ``p0 = 0`` the
+    positions follow the heavy-ball method with learning rate ``eps^2`` and momentum
+    ``1 - gamma eps``.
 
     Args:
         grad_log_prob: gradient of the log target, ``(C, d) -> (C, d)``.
@@ -189,7 +202,9 @@ def underdamped_langevin(
     eps = check_real(step, "step", min_value=0.0, strict_min=True)
     gamma = check_real(friction, "friction", min_value=0.0)
     if gamma * eps > 1:
-        raise ValueError(f"friction * step must be <= 1, got {gamma} * {eps} = {gamma * eps}")
+        raise ValueError(
+            f"friction * step must be <= 1, got {gamma} * {eps} = {gamma * eps}"
+        )
     temp = check_real(temperature, "temperature", min_value=0.0)
     C, d = theta.shape
     if p0 is None:
@@ -210,10 +225,12 @@ def underdamped_langevin(
 
 
 def underdamped_gaussian_variance(step: float, friction: float) -> float:
-    """Stationary position variance of :func:`underdamped_langevin` on ``N(0, 1)`` (T = 1).
+    """Stationary position variance of :func:`underdamped_langevin` on ``N(0, 1)``
+    (T = 1).
 
-    It is ``(4 - 2 gamma eps) / (4 - 2 gamma eps - eps^2)`` (eq-bayes-underdamped-variance): the
-    error is of order ``eps^2``, against ``eps / 4`` for ULA.
+    It is ``(4 - 2 gamma eps) / (4 - 2 gamma eps - eps^2)``
+    (eq-bayes-underdamped-variance): the error is of order ``eps^2``, against
+    ``eps / 4`` for ULA.
 
     Args:
         step: ``eps > 0``.
@@ -244,12 +261,13 @@ def sgld(
 ) -> Chain:
     """Stochastic gradient Langevin dynamics (Welling & Teh, 2011) (eq-bayes-sgld).
 
-    ``theta' = theta + (eps_t / 2) g_t + sqrt(eps_t) xi`` with ``g_t`` the minibatch estimate
-    (eq-bayes-sgld-grad) on ``batch_size`` indices drawn uniformly with replacement, afresh for
-    every chain at every step.
+    ``theta' = theta + (eps_t / 2) g_t + sqrt(eps_t) xi`` with ``g_t`` the minibatch
+    estimate (eq-bayes-sgld-grad) on ``batch_size`` indices drawn uniformly with
+    replacement, afresh for every chain at every step.
 
     Args:
-        grad_log_prob: ``(theta (C, d), batch (C, B)) -> (C, d)``, an unbiased gradient estimate.
+        grad_log_prob: ``(theta (C, d), batch (C, B)) -> (C, d)``, an unbiased gradient
+            estimate.
         theta0: starting states, shape (C, d).
         n_data: number of data points ``n``.
         batch_size: ``B`` in [1, n].
@@ -260,7 +278,9 @@ def sgld(
     Returns:
         A :class:`Chain` (cost counted as one minibatch gradient per step).
     """
-    step_sizes = check_tensor(step_sizes, "step_sizes", ndim=1, floating=True, shape_doc="(T,)")
+    step_sizes = check_tensor(
+        step_sizes, "step_sizes", ndim=1, floating=True, shape_doc="(T,)"
+    )
     if (step_sizes <= 0).any():
         raise ValueError(f"step_sizes must be > 0, got min {step_sizes.min().item()}")
     theta, n_steps, thin = _setup(theta0, step_sizes.shape[0], generator, thin)
@@ -271,18 +291,21 @@ def sgld(
     for t in range(1, n_steps + 1):
         eps = step_sizes[t - 1].item()
         batch = torch.randint(0, n, (C, B), generator=generator).to(theta.device)
-        g = grad_log_prob(theta, batch)                                          # (C, d)
+        g = grad_log_prob(theta, batch)                                         # (C, d)
         theta = theta + 0.5 * eps * g + math.sqrt(eps) * _noise(C, d, theta, generator)
         if t % thin == 0:
             out.append(theta)
     return Chain(torch.stack(out), torch.ones(C, dtype=theta.dtype), 1, n_steps)
 
 
-def polynomial_decay(start: float, end: float, n_steps: int, power: float = 0.55) -> torch.Tensor:
-    """Step sizes ``eps_t = a (b + t)^(-power)``, falling from ``start`` to ``end`` in ``n_steps``.
+def polynomial_decay(
+    start: float, end: float, n_steps: int, power: float = 0.55
+) -> torch.Tensor:
+    """Step sizes ``eps_t = a (b + t)^(-power)``, falling from ``start`` to ``end`` in
+    ``n_steps``.
 
-    Welling & Teh (2011) use ``power = 0.55``; any ``power`` in (0.5, 1] meets the conditions
-    ``sum eps_t = inf`` and ``sum eps_t^2 < inf`` of Robbins & Monro (1951).
+    Welling & Teh (2011) use ``power = 0.55``; any ``power`` in (0.5, 1] meets the
+    conditions ``sum eps_t = inf`` and ``sum eps_t^2 < inf`` of Robbins & Monro (1951).
 
     Args:
         start: ``eps_0 > 0``.

@@ -1,16 +1,18 @@
-"""Markov chains, the Metropolis-Hastings rule, and how to measure what a chain is worth.
+"""Markov chains, the Metropolis-Hastings rule, and how to measure what a chain is
+worth.
 
-- Discrete chains (Appendix A.2): the Metropolis-Hastings kernel built from a target ``q`` and a
-  proposal matrix ``Q`` (Metropolis et al., 1953; Hastings, 1970), and the stationary vector of a
-  transition matrix.
-- Random-walk Metropolis on R^d, vectorised over ``C`` independent chains, with the limiting
-  acceptance rate of Roberts, Gelman & Gilks (1997).
-- Output analysis: autocorrelation, effective sample size with Geyer's (1992) initial monotone
-  sequence estimator over several chains (the multi-chain form of Gelman et al., 2013), and the
-  Monte-Carlo standard error of a posterior mean.
+- Discrete chains (Appendix A.2): the Metropolis-Hastings kernel built from a target
+  ``q`` and a proposal matrix ``Q`` (Metropolis et al., 1953; Hastings, 1970), and the
+  stationary vector of a transition matrix.
+- Random-walk Metropolis on R^d, vectorised over ``C`` independent chains, with the
+  limiting acceptance rate of Roberts, Gelman & Gilks (1997).
+- Output analysis: autocorrelation, effective sample size with Geyer's (1992) initial
+  monotone sequence estimator over several chains (the multi-chain form of Gelman
+  et al., 2013), and the Monte-Carlo standard error of a posterior mean.
 
 Every sampler in :mod:`flt_lib.bayes` returns a :class:`Chain`. A target is given by its
-log-density up to a constant, ``log_prob``: a function mapping states ``(C, d)`` to ``(C,)``.
+log-density up to a constant, ``log_prob``: a function mapping states ``(C, d)`` to
+``(C,)``.
 """
 
 from __future__ import annotations
@@ -45,12 +47,16 @@ class Chain:
     """What a sampler returns: the recorded states of ``C`` chains and their cost."""
 
     samples: torch.Tensor      # (T, C, d) states after every `thin`-th transition
-    accept_rate: torch.Tensor  # (C,) fraction of proposals each chain accepted (1: no MH step)
-    evals_per_step: int        # target evaluations (density or gradient) one transition costs
+    # (C,) fraction of proposals each chain accepted (1: no MH step)
+    accept_rate: torch.Tensor
+    # target evaluations (density or gradient) one transition costs
+    evals_per_step: int
     n_steps: int               # transitions made by each chain
 
     def __post_init__(self) -> None:
-        check_tensor(self.samples, "samples", ndim=3, floating=True, shape_doc="(T, C, d)")
+        check_tensor(
+            self.samples, "samples", ndim=3, floating=True, shape_doc="(T, C, d)"
+        )
         check_tensor(self.accept_rate, "accept_rate", shape=(self.samples.shape[1],),
                      floating=True, shape_doc="(C,)")
         check_int(self.evals_per_step, "evals_per_step", min_value=1)
@@ -73,8 +79,10 @@ def _check_thin(thin: object, n_steps: int) -> int:
     return thin
 
 
-# --------------------------------------------------------------------------- the MH rule
-def metropolis_accept(log_ratio: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+# -------------------------------------------------------------------------- the MH rule
+def metropolis_accept(
+    log_ratio: torch.Tensor, generator: torch.Generator
+) -> torch.Tensor:
     """Accept each proposal with probability ``min(1, exp(log_ratio))``.
 
     Args:
@@ -82,7 +90,8 @@ def metropolis_accept(log_ratio: torch.Tensor, generator: torch.Generator) -> to
         generator: CPU generator for the uniforms.
 
     Returns:
-        Boolean tensor (C,), True where the proposal is accepted (eq-bayes-mh-acceptance).
+        Boolean tensor (C,), True where the proposal is accepted
+        (eq-bayes-mh-acceptance).
     """
     check_tensor(log_ratio, "log_ratio", ndim=1, floating=True, shape_doc="(C,)")
     check_generator(generator)
@@ -93,8 +102,8 @@ def metropolis_accept(log_ratio: torch.Tensor, generator: torch.Generator) -> to
 def mh_transition_matrix(q: torch.Tensor, proposal: torch.Tensor) -> torch.Tensor:
     """Metropolis-Hastings transition matrix on ``K`` states (eq-bayes-mh-acceptance).
 
-    ``P[i, j] = Q[i, j] min(1, q[j] Q[j, i] / (q[i] Q[i, j]))`` for ``j != i``; the rejected mass
-    stays on the diagonal, ``P[i, i] = 1 - sum_{j != i} P[i, j]``.
+    ``P[i, j] = Q[i, j] min(1, q[j] Q[j, i] / (q[i] Q[i, j]))`` for ``j != i``; the
+    rejected mass stays on the diagonal, ``P[i, i] = 1 - sum_{j != i} P[i, j]``.
 
     Args:
         q: target probabilities, shape (K,), positive, summing to 1.
@@ -109,22 +118,28 @@ def mh_transition_matrix(q: torch.Tensor, proposal: torch.Tensor) -> torch.Tenso
     Q = check_tensor(proposal, "proposal", shape=(K, K), floating=True,
                      shape_doc=f"(K, K) = ({K}, {K})")
     if (q <= 0).any() or abs(q.sum().item() - 1.0) > 1e-9:
-        raise ValueError(f"q must be positive and sum to 1, got min {q.min().item():.3g}, "
-                         f"sum {q.sum().item():.6g}")
+        raise ValueError(
+            f"q must be positive and sum to 1, got min {q.min().item():.3g}, "
+            f"sum {q.sum().item():.6g}"
+        )
     if (Q < 0).any() or (Q.sum(1) - 1).abs().max().item() > 1e-9:
-        raise ValueError("proposal must have non-negative entries and rows summing to 1")
+        raise ValueError(
+            "proposal must have non-negative entries and rows summing to 1"
+        )
     if ((Q > 0) != (Q.T > 0)).any():
         raise ValueError("proposal must satisfy Q[i, j] > 0 exactly when Q[j, i] > 0")
     flow = q[:, None] * Q                                   # (K, K) q_i Q_ij
     ratio = torch.where(Q > 0, flow.T / flow.clamp_min(torch.finfo(q.dtype).tiny), 0.0)
     P = Q * ratio.clamp(max=1.0)                            # off-diagonal moves
     P.fill_diagonal_(0.0)
-    P += torch.diag((1.0 - P.sum(1)).clamp_min(0.0))        # rejections stay put (no -0 round-off)
+    # rejections stay put (no -0 round-off)
+    P += torch.diag((1.0 - P.sum(1)).clamp_min(0.0))
     return P
 
 
 def stationary_distribution(P: torch.Tensor) -> torch.Tensor:
-    """Stationary vector ``pi`` of a transition matrix (``pi P = pi``): leading left eigenvector.
+    """Stationary vector ``pi`` of a transition matrix (``pi P = pi``): leading left
+    eigenvector.
 
     Args:
         P: row-stochastic matrix, shape (K, K).
@@ -140,7 +155,7 @@ def stationary_distribution(P: torch.Tensor) -> torch.Tensor:
     return v / v.sum()
 
 
-# ------------------------------------------------------------------ random-walk Metropolis
+# --------------------------------------------------------------- random-walk Metropolis
 def random_walk_metropolis(
     log_prob: LogProb,
     theta0: torch.Tensor,
@@ -150,7 +165,8 @@ def random_walk_metropolis(
     generator: torch.Generator,
     thin: int = 1,
 ) -> Chain:
-    """Random-walk Metropolis: propose ``theta + step * xi``, ``xi ~ N(0, I)``, accept by MH.
+    """Random-walk Metropolis: propose ``theta + step * xi``, ``xi ~ N(0, I)``, accept
+    by MH.
 
     The proposal is symmetric, so the Hastings ratio is the density ratio
     (eq-bayes-mh-acceptance). All ``C`` chains move in parallel.
@@ -164,7 +180,8 @@ def random_walk_metropolis(
         thin: record every ``thin``-th state.
 
     Returns:
-        A :class:`Chain` with samples (n_steps // thin, C, d) and one density evaluation per step.
+        A :class:`Chain` with samples (n_steps // thin, C, d) and one density evaluation
+        per step.
     """
     theta = _check_theta0(theta0).clone()
     step = check_real(step, "step", min_value=0.0, strict_min=True)
@@ -189,10 +206,12 @@ def random_walk_metropolis(
 
 
 def rwm_limit_acceptance(ell: torch.Tensor | float) -> torch.Tensor:
-    """Limiting acceptance ``2 Phi(-ell / 2)`` of random-walk Metropolis with step ``ell/sqrt(d)``.
+    """Limiting acceptance ``2 Phi(-ell / 2)`` of random-walk Metropolis with step
+    ``ell/sqrt(d)``.
 
-    For a product of ``d`` standard normals, as ``d -> inf`` (Roberts, Gelman & Gilks, 1997).
-    Maximising the speed ``ell^2 * 2 Phi(-ell/2)`` gives ``ell = 2.38`` and acceptance 0.234.
+    For a product of ``d`` standard normals, as ``d -> inf`` (Roberts, Gelman & Gilks,
+    1997). Maximising the speed ``ell^2 * 2 Phi(-ell/2)`` gives ``ell = 2.38`` and
+    acceptance 0.234.
 
     Args:
         ell: scaled step sizes, any shape, ``>= 0``.
@@ -206,7 +225,7 @@ def rwm_limit_acceptance(ell: torch.Tensor | float) -> torch.Tensor:
     return 2 * torch.special.ndtr(-ell / 2)
 
 
-# -------------------------------------------------------------------------- output analysis
+# ---------------------------------------------------------------------- output analysis
 def _as_tcd(x: object, name: str = "x") -> torch.Tensor:
     x = check_tensor(x, name, floating=True)
     if x.ndim == 1:
@@ -214,9 +233,13 @@ def _as_tcd(x: object, name: str = "x") -> torch.Tensor:
     elif x.ndim == 2:
         x = x[:, :, None]
     elif x.ndim != 3:
-        raise ValueError(f"{name} must have shape (T,), (T, C) or (T, C, d), got {tuple(x.shape)}")
+        raise ValueError(
+            f"{name} must have shape (T,), (T, C) or (T, C, d), got {tuple(x.shape)}"
+        )
     if x.shape[0] < 4:
-        raise ValueError(f"{name} must have at least 4 draws per chain, got T = {x.shape[0]}")
+        raise ValueError(
+            f"{name} must have at least 4 draws per chain, got T = {x.shape[0]}"
+        )
     return x
 
 
@@ -225,7 +248,8 @@ def _squeeze(v: torch.Tensor, ndim: int) -> torch.Tensor:
 
 
 def _chain_autocov(x: torch.Tensor) -> torch.Tensor:
-    """Per-chain autocovariances at lags 0..T-1 by FFT (1/T normalisation): (T, C, d)."""
+    """Per-chain autocovariances at lags 0..T-1 by FFT (1/T normalisation):
+    (T, C, d)."""
     T = x.shape[0]
     xc = x - x.mean(0, keepdim=True)
     n_fft = 2 ** math.ceil(math.log2(2 * T))
@@ -234,12 +258,13 @@ def _chain_autocov(x: torch.Tensor) -> torch.Tensor:
 
 
 def _multichain_rho(x: torch.Tensor) -> torch.Tensor:
-    """Autocorrelations (T, d) that count the spread between chain means (Gelman et al. 2013)."""
+    """Autocorrelations (T, d) that count the spread between chain means
+    (Gelman et al. 2013)."""
     T, C, _ = x.shape
-    acov = _chain_autocov(x).mean(1)                          # (T, d) averaged over chains
-    W = acov[0] * T / (T - 1)                                 # mean within-chain variance
+    acov = _chain_autocov(x).mean(1)                       # (T, d) averaged over chains
+    W = acov[0] * T / (T - 1)                              # mean within-chain variance
     B_over_T = x.mean(0).var(0) if C > 1 else torch.zeros_like(W)
-    var_plus = W * (T - 1) / T + B_over_T                     # (d,)
+    var_plus = W * (T - 1) / T + B_over_T                  # (d,)
     rho = 1 - (W - acov) / var_plus
     rho[0] = 1.0
     return rho
@@ -265,11 +290,12 @@ def autocorrelation(x: torch.Tensor, max_lag: int | None = None) -> torch.Tensor
 
 
 def effective_sample_size(x: torch.Tensor) -> torch.Tensor:
-    """Effective sample size ``C T / tau`` with ``tau = 1 + 2 sum_k rho_k`` (eq-bayes-ess).
+    """Effective sample size ``C T / tau`` with ``tau = 1 + 2 sum_k rho_k``
+    (eq-bayes-ess).
 
     The sum is truncated by Geyer's initial monotone sequence: pair the autocorrelations
-    ``Gamma_m = rho_{2m} + rho_{2m+1}``, stop at the first negative pair and force the pairs to
-    decrease (Geyer, 1992).
+    ``Gamma_m = rho_{2m} + rho_{2m+1}``, stop at the first negative pair and force the
+    pairs to decrease (Geyer, 1992).
 
     Args:
         x: draws, shape (T,), (T, C) or (T, C, d), at least 4 per chain.
@@ -283,9 +309,12 @@ def effective_sample_size(x: torch.Tensor) -> torch.Tensor:
     rho = _multichain_rho(x)                                  # (T, d)
     n_pairs = T // 2
     gamma = rho[: 2 * n_pairs].reshape(n_pairs, 2, -1).sum(1)  # (T//2, d)
-    positive = torch.cumprod((gamma > 0).to(gamma.dtype), dim=0)  # 1 up to the first negative pair
+    # 1 up to the first negative pair
+    positive = torch.cumprod((gamma > 0).to(gamma.dtype), dim=0)
     monotone = torch.cummin(gamma.clamp_min(0.0), dim=0).values
-    tau = (-1 + 2 * (monotone * positive).sum(0)).clamp_min(1.0 / math.log10(max(C * T, 10)))
+    tau = (-1 + 2 * (monotone * positive).sum(0)).clamp_min(
+        1.0 / math.log10(max(C * T, 10))
+    )
     ess = C * T / tau                                         # (d,)
     return ess if ndim == 3 else ess[0]
 

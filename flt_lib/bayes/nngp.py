@@ -1,10 +1,10 @@
 """Infinitely wide ReLU networks are Gaussian processes: the NNGP kernel (Appendix A.6).
 
-The network (Lee et al., 2018, and Matthews et al., 2018, in the standard parameterisation):
-``L`` hidden layers of width ``m``, ``z^1 = W^0 x + b^0`` with ``W^0_ij ~ N(0, weight_var / d)``,
-``z^{l+1} = W^l relu(z^l) + b^l`` with ``W^l_ij ~ N(0, weight_var / m)``, all biases
-``N(0, bias_var)``, and a scalar output ``z^{L+1}``. Given the hidden layers, the output is
-Gaussian with covariance
+The network (Lee et al., 2018, and Matthews et al., 2018, in the standard
+parameterisation): ``L`` hidden layers of width ``m``, ``z^1 = W^0 x + b^0`` with
+``W^0_ij ~ N(0, weight_var / d)``, ``z^{l+1} = W^l relu(z^l) + b^l`` with
+``W^l_ij ~ N(0, weight_var / m)``, all biases ``N(0, bias_var)``, and a scalar output
+``z^{L+1}``. Given the hidden layers, the output is Gaussian with covariance
 
     K_m(x, x') = bias_var + weight_var (1/m) sum_r relu(z^L_r(x)) relu(z^L_r(x')),
 
@@ -13,12 +13,13 @@ Gaussian with covariance
 and as ``m -> inf`` this tends to the deterministic recursion (eq-bayes-nngp-recursion)
 
     K^0(x, x') = bias_var + weight_var x^T x' / d,
-    K^l(x, x') = bias_var + (weight_var / 2) sqrt(K^{l-1}(x,x) K^{l-1}(x',x')) kappa_1(rho^{l-1}),
+    K^l(x, x') = bias_var + (weight_var / 2) sqrt(K^{l-1}(x,x) K^{l-1}(x',x'))
+                 kappa_1(rho^{l-1}),
 
-with ``rho`` the correlation ``K(x,x') / sqrt(K(x,x) K(x',x'))`` and ``kappa_1`` the arc-cosine
-kernel of degree 1 (Cho & Saul, 2009). :func:`two_layer_nngp` is the same limit for
-the network of Chapter 7 (:func:`flt_lib.flt.ntk.two_layer`), the companion of its NTK
-:func:`flt_lib.flt.ntk.arccos_ntk`.
+with ``rho`` the correlation ``K(x,x') / sqrt(K(x,x) K(x',x'))`` and ``kappa_1`` the
+arc-cosine kernel of degree 1 (Cho & Saul, 2009). :func:`two_layer_nngp` is the same
+limit for the network of Chapter 7 (:func:`flt_lib.flt.ntk.two_layer`), the companion of
+its NTK :func:`flt_lib.flt.ntk.arccos_ntk`.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ __all__ = [
 
 
 def arccos0(u: torch.Tensor) -> torch.Tensor:
-    """Arc-cosine kernel of degree 0, ``kappa_0(u) = (pi - arccos u) / pi = 2 E[1[g>0] 1[g'>0]]``.
+    """Arc-cosine kernel of degree 0,
+    ``kappa_0(u) = (pi - arccos u) / pi = 2 E[1[g>0] 1[g'>0]]``.
 
     Args:
         u: correlations, any shape; clamped to [-1, 1].
@@ -70,7 +72,9 @@ def arccos1(u: torch.Tensor) -> torch.Tensor:
     return (torch.sqrt(1 - u**2) + u * (math.pi - torch.arccos(u))) / math.pi
 
 
-def _check_net(depth: object, weight_var: object, bias_var: object) -> tuple[int, float, float]:
+def _check_net(
+    depth: object, weight_var: object, bias_var: object
+) -> tuple[int, float, float]:
     depth = check_int(depth, "depth", min_value=1)
     weight_var = check_real(weight_var, "weight_var", min_value=0.0, strict_min=True)
     bias_var = check_real(bias_var, "bias_var", min_value=0.0)
@@ -85,7 +89,8 @@ def relu_nngp(
     weight_var: float = 2.0,
     bias_var: float = 0.0,
 ) -> torch.Tensor:
-    """NNGP kernel of a deep ReLU network by the arc-cosine recursion (eq-bayes-nngp-recursion).
+    """NNGP kernel of a deep ReLU network by the arc-cosine recursion
+    (eq-bayes-nngp-recursion).
 
     Args:
         X1: inputs, shape (n1, d), no zero rows when ``bias_var = 0``.
@@ -101,15 +106,15 @@ def relu_nngp(
     d = X1.shape[1]
     X2 = check_tensor(X2, "X2", shape=(None, d), floating=True, shape_doc=f"(n2, {d})")
     depth, sw, sb = _check_net(depth, weight_var, bias_var)
-    k12 = sb + sw * X1 @ X2.T / d                                          # (n1, n2)
-    k11 = sb + sw * (X1**2).sum(1) / d                                     # (n1,)
-    k22 = sb + sw * (X2**2).sum(1) / d                                     # (n2,)
+    k12 = sb + sw * X1 @ X2.T / d                                       # (n1, n2)
+    k11 = sb + sw * (X1**2).sum(1) / d                                  # (n1,)
+    k22 = sb + sw * (X2**2).sum(1) / d                                  # (n2,)
     if (k11 <= 0).any() or (k22 <= 0).any():
         raise ValueError("X1 and X2 must have no zero rows when bias_var = 0")
     for _ in range(depth):
         norm = torch.sqrt(k11[:, None] * k22[None, :])
         k12 = sb + 0.5 * sw * norm * arccos1(k12 / norm)
-        k11, k22 = sb + 0.5 * sw * k11, sb + 0.5 * sw * k22               # kappa_1(1) = 1
+        k11, k22 = sb + 0.5 * sw * k11, sb + 0.5 * sw * k22             # kappa_1(1) = 1
     return k12
 
 
@@ -117,7 +122,8 @@ def random_relu_features(
     X: torch.Tensor, *, width: int, depth: int, generator: torch.Generator,
     weight_var: float = 2.0, bias_var: float = 0.0,
 ) -> torch.Tensor:
-    """Last hidden layer ``relu(z^L)`` of one randomly initialised ReLU network (module docstring).
+    """Last hidden layer ``relu(z^L)`` of one randomly initialised ReLU network
+    (module docstring).
 
     Weights are drawn on the CPU in the dtype of ``X``, then moved to its device.
 
@@ -138,7 +144,9 @@ def random_relu_features(
     check_generator(generator)
     h, fan_in = X, X.shape[1]
     for _ in range(depth):
-        W = math.sqrt(sw / fan_in) * torch.randn(fan_in, m, generator=generator, dtype=X.dtype)
+        W = math.sqrt(sw / fan_in) * torch.randn(
+            fan_in, m, generator=generator, dtype=X.dtype
+        )
         b = math.sqrt(sb) * torch.randn(m, generator=generator, dtype=X.dtype)
         h = torch.relu(h @ W.to(X.device) + b.to(X.device))               # (n, m)
         fan_in = m
@@ -149,7 +157,8 @@ def empirical_nngp(
     X: torch.Tensor, *, width: int, depth: int, generator: torch.Generator,
     weight_var: float = 2.0, bias_var: float = 0.0,
 ) -> torch.Tensor:
-    """Output covariance of one random network given its hidden layers (eq-bayes-empirical-nngp).
+    """Output covariance of one random network given its hidden layers
+    (eq-bayes-empirical-nngp).
 
     Args:
         X: inputs, shape (n, d).
@@ -170,11 +179,12 @@ def empirical_nngp(
 def two_layer_nngp(X1: torch.Tensor, X2: torch.Tensor) -> torch.Tensor:
     """NNGP of Chapter 7's network ``m^{-1/2} a^T relu(W x)``, ``W, a ~ N(0, 1)``.
 
-    The kernel is ``|x| |x'| kappa_1(u) / 2`` with ``u`` the cosine of the angle of ``x, x'``.
+    The kernel is ``|x| |x'| kappa_1(u) / 2`` with ``u`` the cosine of the angle of
+    ``x, x'``.
 
-    It is the covariance of the network's output at initialisation as ``m -> inf``; the NTK of the
-    same network, :func:`flt_lib.flt.ntk.arccos_ntk`, adds the first-layer part
-    ``x^T x' kappa_0(u) / 2``.
+    It is the covariance of the network's output at initialisation as ``m -> inf``; the
+    NTK of the same network, :func:`flt_lib.flt.ntk.arccos_ntk`, adds the first-layer
+    part ``x^T x' kappa_0(u) / 2``.
 
     Args:
         X1: inputs, shape (n1, d), no zero rows.

@@ -1,17 +1,21 @@
 """Posterior distributions the samplers of Appendix A are run on.
 
-Each target is a frozen dataclass holding its parameters (or its data) with two pure methods,
-``log_prob(theta)`` (up to an additive constant) and ``grad_log_prob(theta)``, both vectorised
-over ``C`` chains: ``theta`` has shape (C, d). The data-dependent targets also accept
-``batch``, a (C, B) tensor of data indices, and then return the unbiased minibatch estimate of
-the gradient that SGLD uses (Welling & Teh, 2011):
+Each target is a frozen dataclass holding its parameters (or its data) with two pure
+methods, ``log_prob(theta)`` (up to an additive constant) and ``grad_log_prob(theta)``,
+both vectorised over ``C`` chains: ``theta`` has shape (C, d). The data-dependent
+targets also accept ``batch``, a (C, B) tensor of data indices, and then return the
+unbiased minibatch estimate of the gradient that SGLD uses (Welling & Teh, 2011):
 
-    grad log p(theta) + (n / B) sum_{i in batch} grad log p(x_i | theta).    (eq-bayes-sgld-grad)
+    grad log p(theta) + (n / B) sum_{i in batch} grad log p(x_i | theta).
+
+(eq-bayes-sgld-grad)
 
 - :class:`Gaussian`: a multivariate normal, given by its mean and precision;
-- :class:`MixturePosterior`: the two-parameter Gaussian-mixture posterior of Welling & Teh (2011);
+- :class:`MixturePosterior`: the two-parameter Gaussian-mixture posterior of
+  Welling & Teh (2011);
 - :class:`LogisticPosterior`: Bayesian logistic regression with a Gaussian prior;
-- :func:`grid_posterior`: a normalised 2-D grid approximation, the reference for 2-D targets.
+- :func:`grid_posterior`: a normalised 2-D grid approximation, the reference for 2-D
+  targets.
 """
 
 from __future__ import annotations
@@ -44,7 +48,9 @@ def _check_batch(batch: object, C: int, n: int) -> torch.Tensor:
     if batch.dtype not in (torch.int32, torch.int64):
         raise TypeError(f"batch must hold integer indices, got dtype {batch.dtype}")
     if batch.numel() and (batch.min() < 0 or batch.max() >= n):
-        raise ValueError(f"batch indices must lie in [0, {n}), got [{batch.min()}, {batch.max()}]")
+        raise ValueError(
+            f"batch indices must lie in [0, {n}), got [{batch.min()}, {batch.max()}]"
+        )
     return batch
 
 
@@ -53,7 +59,8 @@ class Gaussian:
     """The Gaussian target N(mean, precision^{-1})."""
 
     mean: torch.Tensor       # (d,) the mean
-    precision: torch.Tensor  # (d, d) the inverse covariance, symmetric positive definite
+    # (d, d) the inverse covariance, symmetric positive definite
+    precision: torch.Tensor
 
     def __post_init__(self) -> None:
         check_tensor(self.mean, "mean", ndim=1, floating=True, shape_doc="(d,)")
@@ -78,7 +85,8 @@ class Gaussian:
         return torch.linalg.inv(self.precision)
 
     def log_prob(self, theta: torch.Tensor) -> torch.Tensor:
-        """``-(theta - mean)^T P (theta - mean) / 2`` for states (C, d); returns (C,)."""
+        """``-(theta - mean)^T P (theta - mean) / 2`` for states (C, d);
+        returns (C,)."""
         z = _check_theta(theta, self.mean.shape[0]) - self.mean                # (C, d)
         return -0.5 * ((z @ self.precision) * z).sum(1)
 
@@ -89,11 +97,12 @@ class Gaussian:
 
 @dataclass(frozen=True)
 class MixturePosterior:
-    """Posterior of (theta_1, theta_2) in the two-component mixture of Welling & Teh (2011).
+    """Posterior of (theta_1, theta_2) in the two-component mixture of
+    Welling & Teh (2011).
 
     The data are x_i ~ N(theta_1, var_x)/2 + N(theta_1 + theta_2, var_x)/2.
-    The priors are theta_1 ~ N(0, var1) and theta_2 ~ N(0, var2); Welling & Teh (2011) use
-    var1 = 10, var2 = 1, var_x = 2.
+    The priors are theta_1 ~ N(0, var1) and theta_2 ~ N(0, var2); Welling & Teh (2011)
+    use var1 = 10, var2 = 1, var_x = 2.
     """
 
     x: torch.Tensor      # (n,) the observations
@@ -124,16 +133,17 @@ class MixturePosterior:
     def grad_log_prob(
         self, theta: torch.Tensor, batch: torch.Tensor | None = None
     ) -> torch.Tensor:
-        """Gradient for states (C, 2), exact or from a minibatch (C, B) (eq-bayes-sgld-grad)."""
+        """Gradient for states (C, 2), exact or from a minibatch (C, B)
+        (eq-bayes-sgld-grad)."""
         theta = _check_theta(theta, 2)
         n = self.x.shape[0]
         if batch is None:
-            x, scale = self.x[None, :], 1.0                                       # (1, n)
+            x, scale = self.x[None, :], 1.0                                     # (1, n)
         else:
             batch = _check_batch(batch, theta.shape[0], n)
-            x, scale = self.x[batch], n / batch.shape[1]                          # (C, B)
+            x, scale = self.x[batch], n / batch.shape[1]                        # (C, B)
         a, b = self._components(theta, x)
-        r = torch.sigmoid(b - a)                                 # responsibility of component 2
+        r = torch.sigmoid(b - a)                         # responsibility of component 2
         ga = (x - theta[:, :1]) / self.var_x
         gb = (x - theta[:, :1] - theta[:, 1:]) / self.var_x
         g1 = ((1 - r) * ga + r * gb).sum(1)
@@ -149,7 +159,8 @@ def welling_teh_data(
     theta: tuple[float, float] = (0.0, 1.0),
     var_x: float = 2.0,
 ) -> torch.Tensor:
-    """Draw ``n`` points from the mixture ``N(theta_1, var_x)/2 + N(theta_1 + theta_2, var_x)/2``.
+    """Draw ``n`` points from the mixture
+    ``N(theta_1, var_x)/2 + N(theta_1 + theta_2, var_x)/2``.
 
     Args:
         n: number of points (Welling & Teh use 100).
@@ -182,7 +193,9 @@ class LogisticPosterior:
 
     def __post_init__(self) -> None:
         check_tensor(self.X, "X", ndim=2, floating=True, shape_doc="(n, d)")
-        check_tensor(self.y, "y", shape=(self.X.shape[0],), floating=True, shape_doc="(n,)")
+        check_tensor(
+            self.y, "y", shape=(self.X.shape[0],), floating=True, shape_doc="(n,)"
+        )
         if not ((self.y == 1) | (self.y == -1)).all():
             raise ValueError("y must contain only -1 and +1")
         check_real(self.prior_var, "prior_var", min_value=0.0, strict_min=True)
@@ -190,24 +203,27 @@ class LogisticPosterior:
     def log_prob(self, theta: torch.Tensor) -> torch.Tensor:
         """Log posterior up to a constant for states (C, d); returns (C,)."""
         theta = _check_theta(theta, self.X.shape[1])
-        margins = (theta @ self.X.T) * self.y                                    # (C, n)
+        margins = (theta @ self.X.T) * self.y                                   # (C, n)
         log_lik = torch.nn.functional.logsigmoid(margins).sum(1)
         return -0.5 * (theta**2).sum(1) / self.prior_var + log_lik
 
     def grad_log_prob(
         self, theta: torch.Tensor, batch: torch.Tensor | None = None
     ) -> torch.Tensor:
-        """Gradient for states (C, d), exact or from a minibatch (C, B) (eq-bayes-sgld-grad)."""
+        """Gradient for states (C, d), exact or from a minibatch (C, B)
+        (eq-bayes-sgld-grad)."""
         theta = _check_theta(theta, self.X.shape[1])
         n = self.X.shape[0]
         if batch is None:
-            margins = (theta @ self.X.T) * self.y                                # (C, n)
-            lik = (torch.sigmoid(-margins) * self.y) @ self.X                     # (C, d)
+            margins = (theta @ self.X.T) * self.y                               # (C, n)
+            lik = (torch.sigmoid(-margins) * self.y) @ self.X                   # (C, d)
         else:
             batch = _check_batch(batch, theta.shape[0], n)
-            Xb, yb = self.X[batch], self.y[batch]                     # (C, B, d), (C, B)
+            Xb, yb = self.X[batch], self.y[batch]                    # (C, B, d), (C, B)
             margins = torch.einsum("cbd,cd->cb", Xb, theta) * yb
-            lik = n / batch.shape[1] * torch.einsum("cb,cbd->cd", torch.sigmoid(-margins) * yb, Xb)
+            lik = n / batch.shape[1] * torch.einsum(
+                "cb,cbd->cd", torch.sigmoid(-margins) * yb, Xb
+            )
         return -theta / self.prior_var + lik
 
 
@@ -231,7 +247,8 @@ class GridPosterior:
 def grid_posterior(
     log_prob: LogProb, lo: tuple[float, float], hi: tuple[float, float], n_grid: int
 ) -> GridPosterior:
-    """Normalise ``exp(log_prob)`` on an ``n_grid x n_grid`` grid over the box ``[lo, hi]``.
+    """Normalise ``exp(log_prob)`` on an ``n_grid x n_grid`` grid over the box
+    ``[lo, hi]``.
 
     Args:
         log_prob: log density up to a constant, ``(C, 2) -> (C,)``.
@@ -244,10 +261,12 @@ def grid_posterior(
     """
     n_grid = check_int(n_grid, "n_grid", min_value=2)
     if not (len(lo) == len(hi) == 2 and lo[0] < hi[0] and lo[1] < hi[1]):
-        raise ValueError(f"lo and hi must be 2-D corners with lo < hi, got {lo} and {hi}")
+        raise ValueError(
+            f"lo and hi must be 2-D corners with lo < hi, got {lo} and {hi}"
+        )
     a = torch.linspace(lo[0], hi[0], n_grid, dtype=torch.float64)
     b = torch.linspace(lo[1], hi[1], n_grid, dtype=torch.float64)
-    pts = torch.cartesian_prod(a, b)                                                # (G*G, 2)
+    pts = torch.cartesian_prod(a, b)                                          # (G*G, 2)
     lp = log_prob(pts)
     w = torch.softmax(lp, dim=0)
     return GridPosterior(pts, w)

@@ -142,13 +142,15 @@ def vote_split(
     interaction: str = "power",
     degree: int = 3,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Split each neuron's vote (eq-dam-update) into the target pattern's term and the rest.
+    """Split each neuron's vote (eq-dam-update) into the target pattern's term and the
+    rest.
 
     The vote of neuron i is ``sum_mu [F(z_mu^+) - F(z_mu^-)]``, the energy gain of
-    ``x_i = +1`` over ``x_i = -1``. Retrieval of pattern ``index[b]`` from state ``x[b]``
-    needs the target's term to have the sign of the pattern's bit and to outweigh the sum of
-    the other patterns' terms (remark ``rem-dam-condition``). For ``exp`` the terms are
-    scaled by one common positive factor per state, which changes no comparison.
+    ``x_i = +1`` over ``x_i = -1``. Retrieval of pattern ``index[b]`` from state
+    ``x[b]`` needs the target's term to have the sign of the pattern's bit and to
+    outweigh the sum of the other patterns' terms (remark ``rem-dam-condition``). For
+    ``exp`` the terms are scaled by one common positive factor per state, which changes
+    no comparison.
 
     Args:
         patterns: stored patterns, shape (s, n).
@@ -166,14 +168,18 @@ def vote_split(
     check_tensor(x, "x", ndim=2, shape=(None, n), floating=True, shape_doc="(B, n)")
     check_tensor(index, "index", shape=(x.shape[0],), shape_doc="(B,)")
     if index.is_floating_point() or int(index.min()) < 0 or int(index.max()) >= s:
-        raise ValueError(f"index must hold integers in [0, {s - 1}], got {index.tolist()}")
+        raise ValueError(
+            f"index must hold integers in [0, {s - 1}], got {index.tolist()}"
+        )
     interaction, degree = _check_dense_args(interaction, degree)
     P, xd = patterns.double(), x.double()  # (s, n), (B, n)
     z = xd @ P.T  # (B, s) overlaps
-    rest = z[:, :, None] - xd[:, None, :] * P[None]  # (B, s, n) overlaps without neuron i
+    # (B, s, n) overlaps without neuron i
+    rest = z[:, :, None] - xd[:, None, :] * P[None]
     if interaction == "exp":
         c = (rest + 1).amax(dim=(1, 2), keepdim=True)  # one shift per state
-        terms = torch.exp(rest + P[None] - c) - torch.exp(rest - P[None] - c)  # (B, s, n)
+        # (B, s, n)
+        terms = torch.exp(rest + P[None] - c) - torch.exp(rest - P[None] - c)
     else:
         terms = (rest + P[None]) ** degree - (rest - P[None]) ** degree  # (B, s, n)
     target = terms[torch.arange(len(index)), index.long()]  # (B, n)
