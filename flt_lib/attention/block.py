@@ -6,12 +6,12 @@ connection and a LayerNorm, in one of two orders:
 - Post-LN (Vaswani et al. 2017): ``x <- LN(x + f(x))``;
 - Pre-LN (Xiong et al. 2020): ``x <- x + f(LN(x))``.
 
-``norm="none"`` keeps the residual but drops the normalisation, and ``skip=False`` drops the
-residual (pure attention, for rank collapse). LayerNorm is the book's
+``norm="none"`` keeps the residual but drops the normalisation, and ``skip=False`` drops
+the residual (pure attention, for rank collapse). LayerNorm is the book's
 :func:`flt_lib.training.normalisation.layer_norm` (Section 3.6) applied to every token.
 
-Also here: stacks of pure attention layers and the residual ``X - 1 xbar^T`` that measures their
-rank collapse (Dong, Cordonnier & Loukas 2021).
+Also here: stacks of pure attention layers and the residual ``X - 1 xbar^T`` that
+measures their rank collapse (Dong, Cordonnier & Loukas 2021).
 """
 
 from __future__ import annotations
@@ -23,7 +23,13 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from flt_lib._validate import check_choice, check_generator, check_int, check_real, check_tensor
+from flt_lib._validate import (
+    check_choice,
+    check_generator,
+    check_int,
+    check_real,
+    check_tensor,
+)
 from flt_lib.attention.multi_head import MultiHeadAttention, init_linear
 from flt_lib.attention.scoring import attention
 
@@ -46,8 +52,9 @@ class TokenLayerNorm(nn.Module):
 
     The normalisation of eq-attn-layernorm.
 
-    It computes :func:`flt_lib.training.normalisation.layer_norm` (Section 3.6) on every token,
-    with torch's fused kernel ``F.layer_norm`` for speed; the tests check that the two agree.
+    It computes :func:`flt_lib.training.normalisation.layer_norm` (Section 3.6) on every
+    token, with torch's fused kernel ``F.layer_norm`` for speed; the tests check that
+    the two agree.
     """
 
     def __init__(self, d: int, eps: float = 1e-5) -> None:
@@ -58,7 +65,8 @@ class TokenLayerNorm(nn.Module):
         self.beta = nn.Parameter(torch.zeros(d))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Map (..., d) to (..., d); x -> ``gamma (x - mean) / sqrt(var + eps) + beta``."""
+        """Map (..., d) to (..., d); x ->
+        ``gamma (x - mean) / sqrt(var + eps) + beta``."""
         check_tensor(x, "x", floating=True)
         if x.ndim < 1 or x.shape[-1] != self.d:
             raise ValueError(
@@ -68,7 +76,8 @@ class TokenLayerNorm(nn.Module):
 
 
 class FeedForward(nn.Module):
-    """The position-wise network ``FFN(x) = W_2 ReLU(W_1 x + b_1) + b_2`` (eq-attn-block)."""
+    """The position-wise network ``FFN(x) = W_2 ReLU(W_1 x + b_1) + b_2``
+    (eq-attn-block)."""
 
     def __init__(self, d_model: int, d_ff: int, *, generator: torch.Generator) -> None:
         super().__init__()
@@ -78,7 +87,8 @@ class FeedForward(nn.Module):
         self.W_2 = init_linear(nn.Linear(d_ff, d_model), generator=generator)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Map (B, T, d_model) to (B, T, d_model), the same network at every position."""
+        """Map (B, T, d_model) to (B, T, d_model), the same network at every
+        position."""
         return self.W_2(torch.relu(self.W_1(x)))  # (B, T, d_model)
 
 
@@ -88,11 +98,13 @@ class BlockOutput:
 
     x: torch.Tensor                     # (B, T, d_model) the block's output
     self_weights: torch.Tensor          # (B, h, T, T) self-attention weights
-    cross_weights: torch.Tensor | None  # (B, h, T, T_mem) cross-attention weights, or None
+    # (B, h, T, T_mem) cross-attention weights, or None
+    cross_weights: torch.Tensor | None
 
 
 class TransformerBlock(nn.Module):
-    """A transformer block: self-attention, optional cross-attention, optional FFN (eq-attn-block).
+    """A transformer block: self-attention, optional cross-attention, optional FFN
+    (eq-attn-block).
 
     Args:
         d_model: token width.
@@ -134,8 +146,9 @@ class TransformerBlock(nn.Module):
     def sublayer(
         self, i: int, x: torch.Tensor, f: Callable[[torch.Tensor], torch.Tensor]
     ) -> torch.Tensor:
-        """Sublayer ``i`` around ``f``: ``x + f(LN(x))`` (pre), ``LN(x + f(x))`` (post) or
-        ``x + f(x)`` (none); without the skip, ``f(LN(x))``, ``LN(f(x))`` or ``f(x)``."""
+        """Sublayer ``i`` around ``f``: ``x + f(LN(x))`` (pre), ``LN(x + f(x))`` (post)
+        or ``x + f(x)`` (none); without the skip, ``f(LN(x))``, ``LN(f(x))`` or
+        ``f(x)``."""
         if self.norm == "pre":
             return x + f(self.norms[i](x)) if self.skip else f(self.norms[i](x))
         y = x + f(x) if self.skip else f(x)
@@ -153,8 +166,10 @@ class TransformerBlock(nn.Module):
 
         Args:
             x: tokens, shape (B, T, d_model).
-            mask: self-attention mask (T, T), True = may attend (e.g. :func:`causal_mask`).
-            memory: the encoder's output (B, T_mem, d_model), required iff ``cross=True``.
+            mask: self-attention mask (T, T), True = may attend (e.g.
+                :func:`causal_mask`).
+            memory: the encoder's output (B, T_mem, d_model), required iff
+                ``cross=True``.
             memory_mask: cross-attention mask (T, T_mem) or (B, 1, 1, T_mem).
 
         Returns:
@@ -163,7 +178,8 @@ class TransformerBlock(nn.Module):
         check_tensor(x, "x", ndim=3, floating=True, shape_doc="(B, T, d_model)")
         if (memory is None) != (self.cross_attn is None):
             raise ValueError(
-                "memory must be given exactly when the block has cross-attention (cross=True)"
+                "memory must be given exactly when the block has cross-attention "
+                "(cross=True)"
             )
         weights = {}
 
@@ -180,7 +196,9 @@ class TransformerBlock(nn.Module):
             x = self.sublayer(1, x, cross_attn)
         if self.ffn is not None:
             x = self.sublayer(1 + (self.cross_attn is not None), x, self.ffn)
-        return BlockOutput(x=x, self_weights=weights["self"], cross_weights=weights.get("cross"))
+        return BlockOutput(
+            x=x, self_weights=weights["self"], cross_weights=weights.get("cross")
+        )
 
 
 def random_attention_weights(n_layers: int, d: int, *, generator: torch.Generator,
@@ -188,8 +206,8 @@ def random_attention_weights(n_layers: int, d: int, *, generator: torch.Generato
     """Independent ``W_Q, W_K, W_V`` per layer with i.i.d. ``N(0, 1/d)`` entries.
 
     Returns:
-        Weights, shape (n_layers, 3, d, d): ``[l, 0]`` is ``W_Q``, ``[l, 1]`` is ``W_K`` and
-        ``[l, 2]`` is ``W_V`` of layer ``l``.
+        Weights, shape (n_layers, 3, d, d): ``[l, 0]`` is ``W_Q``, ``[l, 1]`` is ``W_K``
+        and ``[l, 2]`` is ``W_V`` of layer ``l``.
     """
     n_layers = check_int(n_layers, "n_layers", min_value=1)
     d = check_int(d, "d", min_value=1)
@@ -197,11 +215,15 @@ def random_attention_weights(n_layers: int, d: int, *, generator: torch.Generato
     return torch.randn(n_layers, 3, d, d, generator=generator, dtype=dtype) / d**0.5
 
 
-def pure_attention_stack(X: torch.Tensor, weights: torch.Tensor, *, skip: bool) -> torch.Tensor:
-    """Apply single-head self-attention layers ``X <- softmax(X W_Q (X W_K)^T / sqrt d) X W_V``.
+def pure_attention_stack(
+    X: torch.Tensor, weights: torch.Tensor, *, skip: bool
+) -> torch.Tensor:
+    """Apply single-head self-attention layers
+    ``X <- softmax(X W_Q (X W_K)^T / sqrt d) X W_V``.
 
-    No FFN and no normalisation: the self-attention network (SAN) of Dong, Cordonnier & Loukas
-    (2021); with ``skip=True`` each layer adds its input back, ``X <- X + SA(X)``.
+    No FFN and no normalisation: the self-attention network (SAN) of Dong, Cordonnier &
+    Loukas (2021); with ``skip=True`` each layer adds its input back,
+    ``X <- X + SA(X)``.
 
     Args:
         X: one sequence, shape (n, d).
@@ -210,12 +232,19 @@ def pure_attention_stack(X: torch.Tensor, weights: torch.Tensor, *, skip: bool) 
         skip: add the residual connection.
 
     Returns:
-        The representations after every layer, shape (n_layers + 1, n, d); entry 0 is ``X``.
+        The representations after every layer, shape (n_layers + 1, n, d); entry 0 is
+        ``X``.
     """
     X = check_tensor(X, "X", ndim=2, floating=True, shape_doc="(n, d)")
     d = X.shape[1]
-    weights = check_tensor(weights, "weights", ndim=4, shape=(None, 3, d, d), floating=True,
-                           shape_doc=f"(n_layers, 3, d, d) with d = {d}")
+    weights = check_tensor(
+        weights,
+        "weights",
+        ndim=4,
+        shape=(None, 3, d, d),
+        floating=True,
+        shape_doc=f"(n_layers, 3, d, d) with d = {d}",
+    )
     out = [X]
     for W_Q, W_K, W_V in weights.to(device=X.device, dtype=X.dtype):
         head, _ = attention(X @ W_Q, X @ W_K, X @ W_V)  # (n, d)
@@ -225,10 +254,12 @@ def pure_attention_stack(X: torch.Tensor, weights: torch.Tensor, *, skip: bool) 
 
 
 def relative_residual(X: torch.Tensor) -> torch.Tensor:
-    """Relative distance to rank one, ``||X - 1 xbar^T|| / ||X||`` with ``xbar`` the mean token.
+    """Relative distance to rank one, ``||X - 1 xbar^T|| / ||X||`` with ``xbar`` the
+    mean token.
 
     The norm is the composite ``||M||_{1,inf} = sqrt(||M||_1 ||M||_inf)`` of Dong et al.
-    (2021) (max column sum times max row sum); zero exactly when every token is the same.
+    (2021) (max column sum times max row sum); zero exactly when every token is the
+    same.
 
     Args:
         X: token matrices, shape (..., n, d).
@@ -249,10 +280,12 @@ def relative_residual(X: torch.Tensor) -> torch.Tensor:
 
 
 def xavier_init_(model: nn.Module, *, generator: torch.Generator) -> nn.Module:
-    """Re-draw every ``nn.Linear`` weight of ``model`` from Xavier's uniform law, biases zero.
+    """Re-draw every ``nn.Linear`` weight of ``model`` from Xavier's uniform law, biases
+    zero.
 
     ``U(-a, a)`` with ``a = sqrt(6 / (fan_in + fan_out))`` (Glorot & Bengio 2010), the
-    initialisation of the transformers studied by Xiong et al. (2020). Returns ``model``.
+    initialisation of the transformers studied by Xiong et al. (2020). Returns
+    ``model``.
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")

@@ -1,12 +1,15 @@
-"""What attention costs (5.2): time and memory against the sequence length, beside a recurrence.
+"""What attention costs (5.2): time and memory against the sequence length, beside a
+recurrence.
 
 Self-attention compares every pair of tokens, so its time and the memory kept for the
-backward pass grow like ``T^2``; a recurrence visits the tokens one after the other and keeps
-one state per token, so both grow like ``T`` (but the ``T`` steps cannot run in parallel).
+backward pass grow like ``T^2``; a recurrence visits the tokens one after the other and
+keeps one state per token, so both grow like ``T`` (but the ``T`` steps cannot run in
+parallel).
 
-Memory is measured exactly, as the bytes of the tensors autograd saves for the backward pass
-(:func:`saved_tensor_bytes`); time is the best of a few runs (:func:`flt_lib.timing.best_time`),
-so on a shared machine it is noisier than the memory count.
+Memory is measured exactly, as the bytes of the tensors autograd saves for the backward
+pass (:func:`saved_tensor_bytes`); time is the best of a few runs
+(:func:`flt_lib.timing.best_time`), so on a shared machine it is noisier than the memory
+count.
 """
 
 from __future__ import annotations
@@ -27,10 +30,11 @@ __all__ = ["CostRow", "saved_tensor_bytes", "sequence_costs"]
 def saved_tensor_bytes(
     fn: Callable[[], torch.Tensor], *, exclude: Sequence[torch.Tensor] = ()
 ) -> int:
-    """Bytes of the distinct tensors autograd saves while ``fn()`` runs its forward pass.
+    """Bytes of the distinct tensors autograd saves while ``fn()`` runs its forward
+    pass.
 
-    Tensors sharing storage with one in ``exclude`` (e.g. the parameters, whose memory does not
-    depend on the input) are not counted. Each storage is counted once.
+    Tensors sharing storage with one in ``exclude`` (e.g. the parameters, whose memory
+    does not depend on the input) are not counted. Each storage is counted once.
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
@@ -54,7 +58,8 @@ class CostRow:
 
     T: int                   # sequence length
     attention_s: float       # seconds, multi-head self-attention layer
-    recurrence_s: float      # seconds, an Elman recurrence (torch.nn.RNN) of the same width
+    # seconds, an Elman recurrence (torch.nn.RNN) of the same width
+    recurrence_s: float
     attention_bytes: int     # bytes saved for the backward pass, attention
     recurrence_bytes: int    # bytes saved for the backward pass, recurrence
 
@@ -67,10 +72,11 @@ def sequence_costs(
     generator: torch.Generator,
     repeat: int = 3,
 ) -> list[CostRow]:
-    """Time and saved memory of one self-attention layer and one recurrence, for each length.
+    """Time and saved memory of one self-attention layer and one recurrence, for each
+    length.
 
-    Both layers map a batch of one sequence (1, T, d_model) to (1, T, d_model); inputs require
-    gradients, so the forward pass saves what the backward pass would need.
+    Both layers map a batch of one sequence (1, T, d_model) to (1, T, d_model); inputs
+    require gradients, so the forward pass saves what the backward pass would need.
 
     Args:
         lengths: sequence lengths T to measure, each >= 1.
@@ -87,7 +93,8 @@ def sequence_costs(
     check_generator(generator)
     mha = MultiHeadAttention(d_model, n_heads, generator=generator)
     rnn = nn.RNN(d_model, d_model, batch_first=True)
-    with torch.no_grad():  # PyTorch's default U(-1/sqrt(d), 1/sqrt(d)), from the generator
+    # PyTorch's default U(-1/sqrt(d), 1/sqrt(d)), from the generator
+    with torch.no_grad():
         for p in rnn.parameters():
             p.copy_((torch.rand(p.shape, generator=generator) * 2 - 1) / d_model**0.5)
     params = [*mha.parameters(), *rnn.parameters()]

@@ -2,9 +2,10 @@
 
 Tokens (integer ids) or vectors (ViT patches) are embedded into ``d_model``, optionally
 preceded by a learned ``[CLS]`` vector, given positions, passed through ``n_layers``
-:class:`~flt_lib.attention.block.TransformerBlock`\\ s and read out by a linear head at every
-position. With ``causal=True`` it is a decoder-only model (a language model); with
-``d_ff=0`` and ``norm="none"`` it is the attention-only transformer of Elhage et al. (2021).
+:class:`~flt_lib.attention.block.TransformerBlock`\\ s and read out by a linear head at
+every position. With ``causal=True`` it is a decoder-only model (a language model); with
+``d_ff=0`` and ``norm="none"`` it is the attention-only transformer of Elhage et al.
+(2021).
 """
 
 from __future__ import annotations
@@ -15,13 +16,25 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from flt_lib._validate import check_choice, check_generator, check_int, check_real, check_tensor
+from flt_lib._validate import (
+    check_choice,
+    check_generator,
+    check_int,
+    check_real,
+    check_tensor,
+)
 from flt_lib.attention.block import NORMS, TokenLayerNorm, TransformerBlock
 from flt_lib.attention.multi_head import init_linear
 from flt_lib.attention.positions import sinusoidal_encoding
 from flt_lib.attention.scoring import causal_mask
 
-__all__ = ["POSITIONS", "Encoder", "EncoderConfig", "EncoderOutput", "ffn_gradient_norms"]
+__all__ = [
+    "POSITIONS",
+    "Encoder",
+    "EncoderConfig",
+    "EncoderOutput",
+    "ffn_gradient_norms",
+]
 
 POSITIONS = ("none", "sinusoidal", "learned", "rope")
 
@@ -30,27 +43,36 @@ POSITIONS = ("none", "sinusoidal", "learned", "rope")
 class EncoderConfig:
     """Architecture of an :class:`Encoder`."""
 
-    vocab: int               # number of token ids; 0 means the inputs are vectors of width d_in
+    # number of token ids; 0 means the inputs are vectors of width d_in
+    vocab: int
     d_model: int             # token width
     n_heads: int             # attention heads per layer (divides d_model)
     n_layers: int            # number of transformer blocks
     d_ff: int                # hidden width of each FFN; 0 gives an attention-only model
-    max_len: int             # longest input sequence (rows of the learned position table)
-    d_out: int               # outputs per position (vocabulary, classes, or 1 for regression)
+    # longest input sequence (rows of the learned position table)
+    max_len: int
+    # outputs per position (vocabulary, classes, or 1 for regression)
+    d_out: int
     positions: str = "sinusoidal"  # "none", "sinusoidal", "learned" or "rope"
-    causal: bool = False     # True: each token attends to itself and earlier tokens only
+    # True: each token attends to itself and earlier tokens only
+    causal: bool = False
     norm: str = "pre"        # "pre", "post" or "none" (where the LayerNorms go)
-    d_in: int = 0            # input width when vocab == 0 (e.g. C p^2 for image patches)
-    cls: bool = False        # prepend a learned [CLS] vector (output position 0 reads it)
+    # input width when vocab == 0 (e.g. C p^2 for image patches)
+    d_in: int = 0
+    # prepend a learned [CLS] vector (output position 0 reads it)
+    cls: bool = False
     final_norm: bool = True  # a LayerNorm before the head (Pre-LN models need it)
-    rope_base: float = 10000.0  # frequency base of rotary positions (used if positions == "rope")
+    # frequency base of rotary positions (used if positions == "rope")
+    rope_base: float = 10000.0
 
     def __post_init__(self) -> None:
         check_int(self.vocab, "vocab", min_value=0)
         check_int(self.d_model, "d_model", min_value=2)
         check_int(self.n_heads, "n_heads", min_value=1)
         if self.d_model % self.n_heads:
-            raise ValueError(f"n_heads must divide d_model, got {self.n_heads} and {self.d_model}")
+            raise ValueError(
+                f"n_heads must divide d_model, got {self.n_heads} and {self.d_model}"
+            )
         check_int(self.n_layers, "n_layers", min_value=0)
         check_int(self.d_ff, "d_ff", min_value=0)
         check_int(self.max_len, "max_len", min_value=1)
@@ -75,17 +97,21 @@ class EncoderConfig:
 class EncoderOutput:
     """What :meth:`Encoder.forward` returns."""
 
-    logits: torch.Tensor         # (B, T', d_out) head outputs; T' = T + 1 with a [CLS] token
-    hidden: torch.Tensor         # (B, T', d_model) the last block's output (before the final norm)
+    # (B, T', d_out) head outputs; T' = T + 1 with a [CLS] token
+    logits: torch.Tensor
+    # (B, T', d_model) the last block's output (before the final norm)
+    hidden: torch.Tensor
     weights: list[torch.Tensor]  # per layer, (B, h, T', T') self-attention weights
 
 
 class Encoder(nn.Module):
-    """A transformer encoder (or decoder-only model) with a linear head at every position.
+    """A transformer encoder (or decoder-only model) with a linear head at every
+    position.
 
     Args:
         cfg: the architecture.
-        generator: draws every initial weight (embeddings ~ N(0, 1), linear layers as PyTorch).
+        generator: draws every initial weight (embeddings ~ N(0, 1), linear layers as
+            PyTorch).
     """
 
     def __init__(self, cfg: EncoderConfig, *, generator: torch.Generator) -> None:
@@ -103,14 +129,26 @@ class Encoder(nn.Module):
             self.embed = init_linear(nn.Linear(cfg.d_in, d), generator=generator)
         n_pos = cfg.max_len + cfg.cls
         if cfg.positions == "learned":
-            self.pos = nn.Parameter(torch.randn(n_pos, d, generator=generator) / math.sqrt(d))
+            self.pos = nn.Parameter(
+                torch.randn(n_pos, d, generator=generator) / math.sqrt(d)
+            )
         else:
             sinusoidal = cfg.positions == "sinusoidal"
-            self.register_buffer("pos", sinusoidal_encoding(n_pos, d) if sinusoidal else None)
-        self.cls_vec = nn.Parameter(torch.randn(1, 1, d, generator=generator)) if cfg.cls else None
+            self.register_buffer(
+                "pos", sinusoidal_encoding(n_pos, d) if sinusoidal else None
+            )
+        self.cls_vec = (
+            nn.Parameter(torch.randn(1, 1, d, generator=generator)) if cfg.cls else None
+        )
         self.blocks = nn.ModuleList(
-            TransformerBlock(d, cfg.n_heads, cfg.d_ff, norm=cfg.norm, generator=generator,
-                             rope_base=cfg.rope_base if cfg.positions == "rope" else None)
+            TransformerBlock(
+                d,
+                cfg.n_heads,
+                cfg.d_ff,
+                norm=cfg.norm,
+                generator=generator,
+                rope_base=cfg.rope_base if cfg.positions == "rope" else None,
+            )
             for _ in range(cfg.n_layers)
         )
         self.final_norm = TokenLayerNorm(d) if cfg.final_norm else None
@@ -121,15 +159,26 @@ class Encoder(nn.Module):
         if self.cfg.vocab:
             check_tensor(inputs, "inputs", ndim=2, shape_doc="(B, T) token ids")
             if inputs.is_floating_point():
-                raise TypeError(f"inputs must be integer token ids, got dtype {inputs.dtype}")
+                raise TypeError(
+                    f"inputs must be integer token ids, got dtype {inputs.dtype}"
+                )
         else:
-            check_tensor(inputs, "inputs", ndim=3, shape=(None, None, self.cfg.d_in),
-                         floating=True, shape_doc=f"(B, T, d_in) with d_in = {self.cfg.d_in}")
+            check_tensor(
+                inputs,
+                "inputs",
+                ndim=3,
+                shape=(None, None, self.cfg.d_in),
+                floating=True,
+                shape_doc=f"(B, T, d_in) with d_in = {self.cfg.d_in}",
+            )
         if inputs.shape[1] > self.cfg.max_len:
-            raise ValueError(f"inputs has length {inputs.shape[1]} > max_len = {self.cfg.max_len}")
+            raise ValueError(
+                f"inputs has length {inputs.shape[1]} > max_len = {self.cfg.max_len}"
+            )
         x = self.embed(inputs)  # (B, T, d)
         if self.cls_vec is not None:
-            x = torch.cat([self.cls_vec.expand(x.shape[0], 1, -1), x], dim=1)  # (B, T+1, d)
+            # (B, T+1, d)
+            x = torch.cat([self.cls_vec.expand(x.shape[0], 1, -1), x], dim=1)
         if self.pos is not None:
             x = x + self.pos[: x.shape[1]]
         return x
@@ -154,11 +203,15 @@ class Encoder(nn.Module):
         return EncoderOutput(logits=self.head(h), hidden=x, weights=weights)
 
 
-def ffn_gradient_norms(model: Encoder, inputs: torch.Tensor, targets: torch.Tensor) -> list[float]:
-    """Frobenius norms of ``dL/dW_2`` of every block's FFN, for the mean cross-entropy loss.
+def ffn_gradient_norms(
+    model: Encoder, inputs: torch.Tensor, targets: torch.Tensor
+) -> list[float]:
+    """Frobenius norms of ``dL/dW_2`` of every block's FFN, for the mean cross-entropy
+    loss.
 
-    The quantity Xiong et al. (2020) track across layers at initialisation (their ``W^{2,l}``).
-    The model's gradients are computed afresh (earlier ones are discarded) and then cleared.
+    The quantity Xiong et al. (2020) track across layers at initialisation (their
+    ``W^{2,l}``). The model's gradients are computed afresh (earlier ones are discarded)
+    and then cleared.
 
     Args:
         model: an :class:`Encoder` whose blocks have FFNs (``d_ff > 0``).
@@ -178,7 +231,9 @@ def ffn_gradient_norms(model: Encoder, inputs: torch.Tensor, targets: torch.Tens
     logits = model(inputs).logits  # (B, T', d_out)
     check_tensor(targets, "targets", shape=logits.shape[:2],
                  shape_doc=f"(B, T') = {tuple(logits.shape[:2])}")
-    torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten()).backward()
+    torch.nn.functional.cross_entropy(
+        logits.flatten(0, 1), targets.flatten()
+    ).backward()
     norms = [block.ffn.W_2.weight.grad.norm().item() for block in model.blocks]
     model.zero_grad(set_to_none=True)
     return norms

@@ -1,14 +1,15 @@
 """Self-attention, cross-attention and multi-head attention (5.2).
 
-A multi-head attention layer projects the query sequence ``X_q`` (B, T_q, d_model) and the
-key-value sequence ``X_kv`` (B, T_k, d_kv) with one matrix each (``W_q``, ``W_k``, ``W_v``, all
-with ``h d_k = d_model`` outputs), splits the projections into ``h`` heads of width ``d_k``,
-runs :func:`flt_lib.attention.scoring.attention` on every head at once, concatenates the heads
-and mixes them with ``W_o`` (Vaswani et al. 2017, section 3.2.2). Self-attention is the case
-``X_kv = X_q``; cross-attention (an encoder-decoder's) has ``X_kv`` from another sequence.
+A multi-head attention layer projects the query sequence ``X_q`` (B, T_q, d_model) and
+the key-value sequence ``X_kv`` (B, T_k, d_kv) with one matrix each (``W_q``, ``W_k``,
+``W_v``, all with ``h d_k = d_model`` outputs), splits the projections into ``h`` heads
+of width ``d_k``, runs :func:`flt_lib.attention.scoring.attention` on every head at
+once, concatenates the heads and mixes them with ``W_o`` (Vaswani et al. 2017,
+section 3.2.2). Self-attention is the case ``X_kv = X_q``; cross-attention
+(an encoder-decoder's) has ``X_kv`` from another sequence.
 
-Weights are stored as ``nn.Linear`` layers (``y = x W^T + b``) so that they copy one-to-one
-from and to ``torch.nn.MultiheadAttention`` (:func:`from_torch`).
+Weights are stored as ``nn.Linear`` layers (``y = x W^T + b``) so that they copy
+one-to-one from and to ``torch.nn.MultiheadAttention`` (:func:`from_torch`).
 """
 
 from __future__ import annotations
@@ -35,10 +36,12 @@ __all__ = [
 
 
 def init_linear(layer: nn.Linear, *, generator: torch.Generator) -> nn.Linear:
-    """Re-draw an ``nn.Linear``'s weight and bias from ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``.
+    """Re-draw an ``nn.Linear``'s weight and bias from
+    ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``.
 
-    This is PyTorch's default initialisation, drawn from an explicit generator so that a model
-    is the same on every device and in every call order. Returns the layer (changed in place).
+    This is PyTorch's default initialisation, drawn from an explicit generator so that a
+    model is the same on every device and in every call order. Returns the layer
+    (changed in place).
     """
     if not isinstance(layer, nn.Linear):
         raise TypeError(f"layer must be a torch.nn.Linear, got {type(layer).__name__}")
@@ -68,7 +71,8 @@ def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
 
 
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
-    """Concatenate the heads, (B, h, T, d_k) -> (B, T, h d_k); inverse of :func:`split_heads`."""
+    """Concatenate the heads, (B, h, T, d_k) -> (B, T, h d_k); inverse of
+    :func:`split_heads`."""
     x = check_tensor(x, "x", ndim=4, shape_doc="(B, h, T, d_k)")
     B, h, T, d_k = x.shape
     return x.transpose(1, 2).reshape(B, T, h * d_k)
@@ -82,12 +86,13 @@ class MultiHeadAttention(nn.Module):
     Args:
         d_model: width of the queries and of the output; ``d_model = h d_k``.
         n_heads: number of heads ``h``; must divide ``d_model``.
-        d_kv: width of the key-value input (cross-attention from another sequence); default
-            ``d_model``.
+        d_kv: width of the key-value input (cross-attention from another sequence);
+            default ``d_model``.
         bias: whether the four projections have biases (torch's default: yes).
-        rope_base: if given, rotate queries and keys by rotary position embeddings with this
-            frequency base (5.3; self-attention only).
-        generator: draws the initial weights (PyTorch's default scheme, see :func:`init_linear`).
+        rope_base: if given, rotate queries and keys by rotary position embeddings with
+            this frequency base (5.3; self-attention only).
+        generator: draws the initial weights (PyTorch's default scheme, see
+            :func:`init_linear`).
     """
 
     def __init__(
@@ -110,22 +115,39 @@ class MultiHeadAttention(nn.Module):
         self.d_k = d_model // n_heads
         self.d_kv = d_model if d_kv is None else check_int(d_kv, "d_kv", min_value=1)
         if rope_base is not None:
-            rope_base = check_real(rope_base, "rope_base", min_value=1.0, strict_min=True)
+            rope_base = check_real(
+                rope_base, "rope_base", min_value=1.0, strict_min=True
+            )
         self.rope_base = rope_base
         check_generator(generator)
-        self.W_q = init_linear(nn.Linear(d_model, d_model, bias=bias), generator=generator)
-        self.W_k = init_linear(nn.Linear(self.d_kv, d_model, bias=bias), generator=generator)
-        self.W_v = init_linear(nn.Linear(self.d_kv, d_model, bias=bias), generator=generator)
-        self.W_o = init_linear(nn.Linear(d_model, d_model, bias=bias), generator=generator)
+        self.W_q = init_linear(
+            nn.Linear(d_model, d_model, bias=bias), generator=generator
+        )
+        self.W_k = init_linear(
+            nn.Linear(self.d_kv, d_model, bias=bias), generator=generator
+        )
+        self.W_v = init_linear(
+            nn.Linear(self.d_kv, d_model, bias=bias), generator=generator
+        )
+        self.W_o = init_linear(
+            nn.Linear(d_model, d_model, bias=bias), generator=generator
+        )
 
     def project_kv(self, x_kv: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Keys and values of a sequence, split into heads: two tensors (B, h, T_k, d_k).
+        """Keys and values of a sequence, split into heads: two tensors
+        (B, h, T_k, d_k).
 
-        A decoder caches these (the key-value cache of 5.5): they depend on a token and the
-        tokens before it only, so they never need recomputing.
+        A decoder caches these (the key-value cache of 5.5): they depend on a token and
+        the tokens before it only, so they never need recomputing.
         """
-        check_tensor(x_kv, "x_kv", ndim=3, shape=(None, None, self.d_kv), floating=True,
-                     shape_doc=f"(B, T_k, d_kv) with d_kv = {self.d_kv}")
+        check_tensor(
+            x_kv,
+            "x_kv",
+            ndim=3,
+            shape=(None, None, self.d_kv),
+            floating=True,
+            shape_doc=f"(B, T_k, d_kv) with d_kv = {self.d_kv}",
+        )
         k = split_heads(self.W_k(x_kv), self.n_heads)  # (B, h, T_k, d_k)
         v = split_heads(self.W_v(x_kv), self.n_heads)  # (B, h, T_k, d_k)
         return k, v
@@ -146,26 +168,35 @@ class MultiHeadAttention(nn.Module):
             x_kv: keys' and values' input, shape (B, T_k, d_kv); None means ``x_q``.
             mask: boolean mask broadcastable to (B, h, T_q, T_k); True = may attend.
             bias: additive score bias broadcastable to (B, h, T_q, T_k).
-            kv: precomputed ``(k, v)`` from :meth:`project_kv`, each (B, h, T_k, d_k), used
-                instead of ``x_kv`` (a cache).
+            kv: precomputed ``(k, v)`` from :meth:`project_kv`, each (B, h, T_k, d_k),
+                used instead of ``x_kv`` (a cache).
 
         Returns:
             ``(out, A)``: output (B, T_q, d_model) and weights (B, h, T_q, T_k).
         """
-        check_tensor(x_q, "x_q", ndim=3, shape=(None, None, self.d_model), floating=True,
-                     shape_doc=f"(B, T_q, d_model) with d_model = {self.d_model}")
+        check_tensor(
+            x_q,
+            "x_q",
+            ndim=3,
+            shape=(None, None, self.d_model),
+            floating=True,
+            shape_doc=f"(B, T_q, d_model) with d_model = {self.d_model}",
+        )
         if kv is not None and x_kv is not None:
-            raise ValueError("give either x_kv or kv (cached keys and values), not both")
+            raise ValueError(
+                "give either x_kv or kv (cached keys and values), not both"
+            )
         q = split_heads(self.W_q(x_q), self.n_heads)  # (B, h, T_q, d_k)
         k, v = kv if kv is not None else self.project_kv(x_q if x_kv is None else x_kv)
         if self.rope_base is not None:
             if x_kv is not None or kv is not None:
                 raise ValueError(
-                    "rotary positions support self-attention only (x_kv and kv must be None)"
+                    "rotary positions support self-attention only "
+                    "(x_kv and kv must be None)"
                 )
             q, k = rotary(q, base=self.rope_base), rotary(k, base=self.rope_base)
-        out, weights = attention(q, k, v, mask=mask, bias=bias)  # (B, h, T_q, d_k) and
-        # weights (B, h, T_q, T_k)
+        # (B, h, T_q, d_k) and weights (B, h, T_q, T_k)
+        out, weights = attention(q, k, v, mask=mask, bias=bias)
         return self.W_o(merge_heads(out)), weights
 
 
@@ -178,9 +209,10 @@ def heads_one_by_one(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The same layer computed head by head, each with its own slices of the weights.
 
-    Head ``j`` uses rows ``j d_k .. (j+1) d_k - 1`` of ``W_q, W_k, W_v`` and the matching
-    columns of ``W_o``: ``out = sum_j head_j W_o^j + b_o``. A loop, for checking that the
-    reshape of :func:`split_heads` computes the same thing (seed 001, footnote 9).
+    Head ``j`` uses rows ``j d_k .. (j+1) d_k - 1`` of ``W_q, W_k, W_v`` and the
+    matching columns of ``W_o``: ``out = sum_j head_j W_o^j + b_o``. A loop, for
+    checking that the reshape of :func:`split_heads` computes the same thing (seed 001,
+    footnote 9).
 
     Returns:
         ``(out, A)`` as :meth:`MultiHeadAttention.forward`.
@@ -207,31 +239,49 @@ def heads_one_by_one(
 
 
 def from_torch(torch_mha: nn.MultiheadAttention) -> MultiHeadAttention:
-    """A :class:`MultiHeadAttention` holding copies of a ``torch.nn.MultiheadAttention``'s weights.
+    """A :class:`MultiHeadAttention` holding copies of a
+    ``torch.nn.MultiheadAttention``'s weights.
 
-    Works for ``batch_first`` layers with equal or different key/value widths (``kdim = vdim``).
+    Works for ``batch_first`` layers with equal or different key/value widths
+    (``kdim = vdim``).
     """
     if not isinstance(torch_mha, nn.MultiheadAttention):
         raise TypeError(
-            f"torch_mha must be a torch.nn.MultiheadAttention, got {type(torch_mha).__name__}"
+            f"torch_mha must be a torch.nn.MultiheadAttention, got "
+            f"{type(torch_mha).__name__}"
         )
     if torch_mha.kdim != torch_mha.vdim:
-        raise ValueError(f"kdim must equal vdim, got kdim={torch_mha.kdim}, vdim={torch_mha.vdim}")
+        raise ValueError(
+            f"kdim must equal vdim, got kdim={torch_mha.kdim}, vdim={torch_mha.vdim}"
+        )
     E = torch_mha.embed_dim
     has_bias = torch_mha.in_proj_bias is not None
-    ours = MultiHeadAttention(E, torch_mha.num_heads, d_kv=torch_mha.kdim, bias=has_bias,
-                              generator=torch.Generator().manual_seed(0))
-    ours = ours.to(dtype=torch_mha.out_proj.weight.dtype, device=torch_mha.out_proj.weight.device)
+    ours = MultiHeadAttention(
+        E,
+        torch_mha.num_heads,
+        d_kv=torch_mha.kdim,
+        bias=has_bias,
+        generator=torch.Generator().manual_seed(0),
+    )
+    ours = ours.to(
+        dtype=torch_mha.out_proj.weight.dtype, device=torch_mha.out_proj.weight.device
+    )
     if torch_mha._qkv_same_embed_dim:
         w_q, w_k, w_v = torch_mha.in_proj_weight.chunk(3)
     else:
-        w_q, w_k, w_v = torch_mha.q_proj_weight, torch_mha.k_proj_weight, torch_mha.v_proj_weight
+        w_q, w_k, w_v = (
+            torch_mha.q_proj_weight,
+            torch_mha.k_proj_weight,
+            torch_mha.v_proj_weight,
+        )
     with torch.no_grad():
         for layer, w in ((ours.W_q, w_q), (ours.W_k, w_k), (ours.W_v, w_v)):
             layer.weight.copy_(w)
         ours.W_o.weight.copy_(torch_mha.out_proj.weight)
         if has_bias:
-            for layer, b in zip((ours.W_q, ours.W_k, ours.W_v), torch_mha.in_proj_bias.chunk(3)):
+            for layer, b in zip(
+                (ours.W_q, ours.W_k, ours.W_v), torch_mha.in_proj_bias.chunk(3)
+            ):
                 layer.bias.copy_(b)
             ours.W_o.bias.copy_(torch_mha.out_proj.bias)
     return ours
@@ -240,7 +290,8 @@ def from_torch(torch_mha: nn.MultiheadAttention) -> MultiHeadAttention:
 def equivariance_gap(
     f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, perm: torch.Tensor
 ) -> float:
-    """``max |f(x[:, perm]) - f(x)[:, perm]|``, zero exactly when ``f`` commutes with ``perm``.
+    """``max |f(x[:, perm]) - f(x)[:, perm]|``, zero exactly when ``f`` commutes with
+    ``perm``.
 
     Args:
         f: maps a sequence batch (B, T, d) to (B, T, d_out).
@@ -251,9 +302,14 @@ def equivariance_gap(
         The largest absolute difference (eq-attn-equivariance).
     """
     x = check_tensor(x, "x", ndim=3, shape_doc="(B, T, d)")
-    perm = check_tensor(perm, "perm", shape=(x.shape[1],), shape_doc=f"(T,) = ({x.shape[1]},)")
+    perm = check_tensor(
+        perm, "perm", shape=(x.shape[1],), shape_doc=f"(T,) = ({x.shape[1]},)"
+    )
     is_perm = torch.equal(perm.sort().values.cpu(), torch.arange(x.shape[1]))
     if perm.is_floating_point() or not is_perm:
-        raise ValueError(f"perm must be a permutation of 0..{x.shape[1] - 1}, got {perm.tolist()}")
+        raise ValueError(
+            f"perm must be a permutation of 0..{x.shape[1] - 1}, "
+            f"got {perm.tolist()}"
+        )
     perm = perm.to(x.device)
     return (f(x[:, perm]) - f(x)[:, perm]).abs().max().item()

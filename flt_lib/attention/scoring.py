@@ -1,17 +1,19 @@
-"""Attention as a soft dictionary lookup: scoring functions and the one attention kernel (5.1).
+"""Attention as a soft dictionary lookup: scoring functions and the one attention kernel
+(5.1).
 
-Conventions: tokens are rows. Queries ``q`` have shape (..., T_q, d_k), keys ``k`` (..., T_k, d_k)
-and values ``v`` (..., T_k, d_v); the leading dimensions (batch, heads) are shared. A boolean
-``mask`` is True where a query **may** attend to a key (torch's convention). Attention weights
-``A`` have shape (..., T_q, T_k) and every row sums to one.
+Conventions: tokens are rows. Queries ``q`` have shape (..., T_q, d_k), keys ``k``
+(..., T_k, d_k) and values ``v`` (..., T_k, d_v); the leading dimensions (batch, heads)
+are shared. A boolean ``mask`` is True where a query **may** attend to a key
+(torch's convention). Attention weights ``A`` have shape (..., T_q, T_k) and every row
+sums to one.
 
-:func:`attention` is the book's single implementation of softmax attention: every later section
-(multi-head attention, positions, the transformer block, encoder-decoder, BERT, ViT, induction
-heads, attention as convolution) calls it.
+:func:`attention` is the book's single implementation of softmax attention: every later
+section (multi-head attention, positions, the transformer block, encoder-decoder, BERT,
+ViT, induction heads, attention as convolution) calls it.
 
-References: Luong, Pham & Manning (2015) for dot-product scores; Vaswani et al. (2017) for the
-scaled dot product. Bahdanau, Cho & Bengio's additive scores are implemented in Chapter 4,
-:func:`flt_lib.recurrent.seq2seq.additive_attention`.
+References: Luong, Pham & Manning (2015) for dot-product scores; Vaswani et al. (2017)
+for the scaled dot product. Bahdanau, Cho & Bengio's additive scores are implemented in
+Chapter 4, :func:`flt_lib.recurrent.seq2seq.additive_attention`.
 """
 
 from __future__ import annotations
@@ -39,11 +41,13 @@ def _check_qk(q: object, k: object) -> tuple[torch.Tensor, torch.Tensor]:
     k = check_tensor(k, "k", floating=True)
     if q.ndim < 2:
         raise ValueError(
-            f"q must have at least 2 dimensions (..., T_q, d_k), got shape {tuple(q.shape)}"
+            f"q must have at least 2 dimensions (..., T_q, d_k), got shape "
+            f"{tuple(q.shape)}"
         )
     if k.ndim != q.ndim or k.shape[:-2] != q.shape[:-2] or k.shape[-1] != q.shape[-1]:
         raise ValueError(
-            f"k must have shape (..., T_k, d_k) = {(*q.shape[:-2], 'T_k', q.shape[-1])} to match "
+            f"k must have shape (..., T_k, d_k) = "
+            f"{(*q.shape[:-2], 'T_k', q.shape[-1])} to match "
             f"q of shape {tuple(q.shape)}, got {tuple(k.shape)}"
         )
     return q, k
@@ -52,13 +56,14 @@ def _check_qk(q: object, k: object) -> tuple[torch.Tensor, torch.Tensor]:
 def dot_product_scores(
     q: torch.Tensor, k: torch.Tensor, *, scale: float | None = None
 ) -> torch.Tensor:
-    """Scores ``q_i . k_t * scale``; the default scale is ``1/sqrt(d_k)`` (eq-attn-scores).
+    """Scores ``q_i . k_t * scale``; the default scale is ``1/sqrt(d_k)``
+    (eq-attn-scores).
 
     Args:
         q: queries, shape (..., T_q, d_k).
         k: keys, shape (..., T_k, d_k).
-        scale: multiplies every score; None means ``1/sqrt(d_k)`` (the scaled dot product),
-            ``1.0`` gives the plain dot product.
+        scale: multiplies every score; None means ``1/sqrt(d_k)`` (the scaled dot
+            product), ``1.0`` gives the plain dot product.
 
     Returns:
         Scores, shape (..., T_q, T_k).
@@ -74,11 +79,13 @@ def dot_product_scores(
 def causal_mask(
     T_q: int, T_k: int | None = None, *, device: torch.device | str | None = None
 ) -> torch.Tensor:
-    """Boolean mask, True where query ``i`` may attend to key ``t``: ``t <= i + (T_k - T_q)``.
+    """Boolean mask, True where query ``i`` may attend to key ``t``:
+    ``t <= i + (T_k - T_q)``.
 
-    With ``T_k = T_q`` this is the lower-triangular mask of a decoder: a token sees itself and
-    its past. With ``T_k > T_q`` (queries are the last ``T_q`` of ``T_k`` tokens, as when a
-    key-value cache holds the past) the diagonal is shifted accordingly.
+    With ``T_k = T_q`` this is the lower-triangular mask of a decoder: a token sees
+    itself and its past. With ``T_k > T_q`` (queries are the last ``T_q`` of ``T_k``
+    tokens, as when a key-value cache holds the past) the diagonal is shifted
+    accordingly.
 
     Args:
         T_q: number of queries, >= 1.
@@ -90,7 +97,9 @@ def causal_mask(
     """
     T_q = check_int(T_q, "T_q", min_value=1)
     T_k = T_q if T_k is None else check_int(T_k, "T_k", min_value=T_q)
-    return torch.ones(T_q, T_k, dtype=torch.bool, device=device).tril(diagonal=T_k - T_q)
+    return torch.ones(T_q, T_k, dtype=torch.bool, device=device).tril(
+        diagonal=T_k - T_q
+    )
 
 
 def _check_mask(mask: object, scores: torch.Tensor) -> torch.Tensor:
@@ -102,7 +111,8 @@ def _check_mask(mask: object, scores: torch.Tensor) -> torch.Tensor:
     T_q, T_k = scores.shape[-2:]
     if mask.ndim < 2 or mask.shape[-1] != T_k or mask.shape[-2] not in (1, T_q):
         raise ValueError(
-            f"mask must have shape (..., T_q, T_k) = (..., {T_q}, {T_k}) (or (..., 1, {T_k})), "
+            f"mask must have shape (..., T_q, T_k) = (..., {T_q}, {T_k}) "
+            f"(or (..., 1, {T_k})), "
             f"got {tuple(mask.shape)}"
         )
     if not bool(mask.any(dim=-1).all()):
@@ -115,7 +125,8 @@ def _check_mask(mask: object, scores: torch.Tensor) -> torch.Tensor:
 def attention_from_scores(
     scores: torch.Tensor, v: torch.Tensor, *, mask: torch.Tensor | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Row softmax of the scores, then a mix of the values: ``softmax(S) V`` (eq-attn-lookup).
+    """Row softmax of the scores, then a mix of the values: ``softmax(S) V``
+    (eq-attn-lookup).
 
     Masked entries get weight exactly zero.
 
@@ -150,7 +161,8 @@ def attention(
     scale: float | None = None,
     bias: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Scaled dot-product attention ``softmax(q k^T / sqrt(d_k) + bias) v`` (eq-attn-sdpa).
+    """Scaled dot-product attention ``softmax(q k^T / sqrt(d_k) + bias) v``
+    (eq-attn-sdpa).
 
     The book's one attention kernel (Vaswani et al. 2017, eq. 1). It equals
     ``torch.nn.functional.scaled_dot_product_attention`` but also returns the weights.
@@ -165,10 +177,12 @@ def attention(
             positions, ALiBi, the positional scores of attention-as-convolution).
 
     Returns:
-        ``(out, A)``: outputs, shape (..., T_q, d_v), and weights, shape (..., T_q, T_k).
+        ``(out, A)``: outputs, shape (..., T_q, d_v), and weights, shape
+        (..., T_q, T_k).
     """
     scores = dot_product_scores(q, k, scale=scale)  # (..., T_q, T_k), a fresh tensor
-    if bias is not None:  # in place: the product's backward pass does not need its output
+    # in place: the product's backward pass does not need its output
+    if bias is not None:
         scores += check_tensor(bias, "bias", floating=True)
     if mask is not None:
         scores.masked_fill_(~_check_mask(mask, scores), float("-inf"))
@@ -176,7 +190,8 @@ def attention(
 
 
 def softmax_jacobian(p: torch.Tensor) -> torch.Tensor:
-    """Jacobian ``diag(p) - p p^T`` of the softmax at probabilities ``p`` (eq-attn-softmax-jac).
+    """Jacobian ``diag(p) - p p^T`` of the softmax at probabilities ``p``
+    (eq-attn-softmax-jac).
 
     Args:
         p: probability vectors, shape (..., T).
@@ -186,7 +201,9 @@ def softmax_jacobian(p: torch.Tensor) -> torch.Tensor:
     """
     p = check_tensor(p, "p", floating=True)
     if p.ndim < 1:
-        raise ValueError(f"p must have at least 1 dimension (..., T), got shape {tuple(p.shape)}")
+        raise ValueError(
+            f"p must have at least 1 dimension (..., T), got shape {tuple(p.shape)}"
+        )
     return torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)  # (..., T, T)
 
 
@@ -198,19 +215,22 @@ class ScoreStats:
     scaled: bool           # True if the scores were divided by sqrt(d)
     score_var: float       # empirical variance of the scores (before any scaling)
     max_weight: float      # mean over queries of the largest attention weight
-    jacobian_norm: float   # mean Frobenius norm of the softmax Jacobian diag(p) - p p^T
+    # mean Frobenius norm of the softmax Jacobian diag(p) - p p^T
+    jacobian_norm: float
 
 
 def score_statistics(
     d: int, *, T: int, n_queries: int, scaled: bool, generator: torch.Generator
 ) -> ScoreStats:
-    """Draw ``q, k_1..k_T ~ N(0, I_d)`` and measure scores, peak weight and softmax Jacobian.
+    """Draw ``q, k_1..k_T ~ N(0, I_d)`` and measure scores, peak weight and softmax
+    Jacobian.
 
     Args:
         d: dimension, >= 1.
         T: keys per query, >= 2.
         n_queries: number of independent queries, >= 2.
-        scaled: divide the scores by ``sqrt(d)`` before the softmax (eq-attn-sdpa) or not.
+        scaled: divide the scores by ``sqrt(d)`` before the softmax (eq-attn-sdpa) or
+            not.
         generator: CPU generator.
 
     Returns:
@@ -221,14 +241,16 @@ def score_statistics(
     n_queries = check_int(n_queries, "n_queries", min_value=2)
     check_generator(generator)
     raw = []
-    for start in range(0, n_queries, 256):  # in chunks, so that memory stays small at large d
+    # in chunks, so that memory stays small at large d
+    for start in range(0, n_queries, 256):
         n = min(256, n_queries - start)
         q = torch.randn(n, 1, d, generator=generator, dtype=torch.float64)  # (n, 1, d)
         k = torch.randn(n, T, d, generator=generator, dtype=torch.float64)  # (n, T, d)
         raw.append(dot_product_scores(q, k, scale=1.0).squeeze(-2))  # (n, T)
     raw = torch.cat(raw)  # (n_queries, T)
     p = torch.softmax(raw / math.sqrt(d) if scaled else raw, dim=-1)  # (n_queries, T)
-    # ||diag(p) - p p^T||_F^2 = sum p_i^2 - 2 sum p_i^3 + (sum p_i^2)^2, without forming J
+    # ||diag(p) - p p^T||_F^2 = sum p_i^2 - 2 sum p_i^3 + (sum p_i^2)^2,
+    # without forming J
     p2 = (p**2).sum(-1)
     jac = (p2 - 2 * (p**3).sum(-1) + p2**2).clamp_min(0).sqrt()  # (n_queries,)
     return ScoreStats(

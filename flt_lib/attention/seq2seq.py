@@ -1,12 +1,14 @@
 """The encoder-decoder transformer on a synthetic translation task (5.5).
 
-The source sequence is encoded once by self-attention blocks; the decoder reads the target
-sequence shifted right (``[BOS] y_1 .. y_{T-1}``) through causally masked self-attention and
-attends to the encoder's output through cross-attention (Vaswani et al. 2017, figure 1). It is
-trained with teacher forcing and decoded greedily, with or without a key-value cache.
+The source sequence is encoded once by self-attention blocks; the decoder reads the
+target sequence shifted right (``[BOS] y_1 .. y_{T-1}``) through causally masked
+self-attention and attends to the encoder's output through cross-attention
+(Vaswani et al. 2017, figure 1). It is trained with teacher forcing and decoded
+greedily, with or without a key-value cache.
 
-The task is reversal: the translation of ``x_1 .. x_S`` is ``x_S .. x_1``, so output position
-``i`` must read source position ``S - 1 - i`` (0-based): the alignment is the anti-diagonal.
+The task is reversal: the translation of ``x_1 .. x_S`` is ``x_S .. x_1``, so output
+position ``i`` must read source position ``S - 1 - i`` (0-based): the alignment is the
+anti-diagonal.
 """
 
 from __future__ import annotations
@@ -59,7 +61,9 @@ class Seq2SeqConfig:
         check_int(self.max_len, "max_len", min_value=1)
         check_choice(self.norm, "norm", NORMS[:2])
         if self.d_model % self.n_heads:
-            raise ValueError(f"n_heads must divide d_model, got {self.n_heads} and {self.d_model}")
+            raise ValueError(
+                f"n_heads must divide d_model, got {self.n_heads} and {self.d_model}"
+            )
 
     @property
     def bos(self) -> int:
@@ -71,13 +75,17 @@ class Seq2SeqConfig:
 class Seq2SeqOutput:
     """What :meth:`EncoderDecoder.forward` returns."""
 
-    logits: torch.Tensor               # (B, T, vocab) next-token scores at every target position
-    cross_weights: list[torch.Tensor]  # per decoder layer, (B, h, T, S) cross-attention weights
-    self_weights: list[torch.Tensor]   # per decoder layer, (B, h, T, T) masked self-attention
+    # (B, T, vocab) next-token scores at every target position
+    logits: torch.Tensor
+    # per decoder layer, (B, h, T, S) cross-attention weights
+    cross_weights: list[torch.Tensor]
+    # per decoder layer, (B, h, T, T) masked self-attention
+    self_weights: list[torch.Tensor]
 
 
 class EncoderDecoder(nn.Module):
-    """Encoder-decoder transformer with sinusoidal positions and Pre- or Post-LN blocks."""
+    """Encoder-decoder transformer with sinusoidal positions and Pre- or Post-LN
+    blocks."""
 
     def __init__(self, cfg: Seq2SeqConfig, *, generator: torch.Generator) -> None:
         super().__init__()
@@ -94,7 +102,8 @@ class EncoderDecoder(nn.Module):
         self.register_buffer("pos", sinusoidal_encoding(cfg.max_len, d))
         block = dict(norm=cfg.norm, generator=generator)
         self.encoder = nn.ModuleList(
-            TransformerBlock(d, cfg.n_heads, cfg.d_ff, **block) for _ in range(cfg.n_layers)
+            TransformerBlock(d, cfg.n_heads, cfg.d_ff, **block)
+            for _ in range(cfg.n_layers)
         )
         self.decoder = nn.ModuleList(
             TransformerBlock(d, cfg.n_heads, cfg.d_ff, cross=True, **block)
@@ -107,12 +116,14 @@ class EncoderDecoder(nn.Module):
         check_tensor(x, name, ndim=2, shape_doc="(B, T) token ids")
         if x.is_floating_point() or x.shape[1] > self.cfg.max_len:
             raise ValueError(
-                f"{name} must hold integer ids and at most max_len = {self.cfg.max_len} "
+                f"{name} must hold integer ids and at most "
+                f"max_len = {self.cfg.max_len} "
                 f"tokens, got dtype {x.dtype} and length {x.shape[1]}"
             )
         if x.numel() and (x.min() < 0 or x.max() >= top):
             raise ValueError(
-                f"{name} ids must lie in [0, {top - 1}], got [{int(x.min())}, {int(x.max())}]"
+                f"{name} ids must lie in [0, {top - 1}], "
+                f"got [{int(x.min())}, {int(x.max())}]"
             )
 
     def encode(self, src: torch.Tensor) -> torch.Tensor:
@@ -124,7 +135,8 @@ class EncoderDecoder(nn.Module):
         return self.enc_norm(x)
 
     def decode(self, tgt_in: torch.Tensor, memory: torch.Tensor) -> Seq2SeqOutput:
-        """Decoder pass over the shifted targets (B, T) given the memory (B, S, d_model)."""
+        """Decoder pass over the shifted targets (B, T) given the memory
+        (B, S, d_model)."""
         self._check_tokens(tgt_in, "tgt_in", self.cfg.vocab + 1)
         y = self.embed_tgt(tgt_in) + self.pos[: tgt_in.shape[1]]  # (B, T, d)
         mask = causal_mask(tgt_in.shape[1], device=y.device)
@@ -145,7 +157,8 @@ class EncoderDecoder(nn.Module):
 def reversal_data(
     B: int, length: int, *, vocab: int, bos: int, generator: torch.Generator
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """The reversal task of Section 4.5 (:func:`flt_lib.recurrent.seq2seq.reversal_batch`), shifted.
+    """The reversal task of Section 4.5
+    (:func:`flt_lib.recurrent.seq2seq.reversal_batch`), shifted.
 
     Returns:
         ``(src, tgt_in, tgt_out)``, each (B, length): ``tgt_out = src`` reversed and
@@ -157,8 +170,11 @@ def reversal_data(
     return src, tgt_in, tgt_out
 
 
-def teacher_forcing_loss(model: EncoderDecoder, batch: tuple[torch.Tensor, ...]) -> torch.Tensor:
-    """Cross-entropy of each next target token given the true previous ones (eq-attn-teacher)."""
+def teacher_forcing_loss(
+    model: EncoderDecoder, batch: tuple[torch.Tensor, ...]
+) -> torch.Tensor:
+    """Cross-entropy of each next target token given the true previous ones
+    (eq-attn-teacher)."""
     src, tgt_in, tgt_out = batch
     logits = model(src, tgt_in).logits  # (B, T, vocab)
     return F.cross_entropy(logits.flatten(0, 1), tgt_out.flatten())
@@ -167,18 +183,20 @@ def teacher_forcing_loss(model: EncoderDecoder, batch: tuple[torch.Tensor, ...])
 def decoder_step(
     block: TransformerBlock, y_new: torch.Tensor, past: KVPair | None, memory_kv: KVPair
 ) -> tuple[torch.Tensor, KVPair]:
-    """One decoder block applied to the newest token only, reusing cached keys and values.
+    """One decoder block applied to the newest token only, reusing cached keys and
+    values.
 
     Args:
         block: a decoder block (``cross=True``).
         y_new: the newest token's input to the block, shape (B, 1, d_model).
-        past: self-attention keys and values of the earlier tokens, each (B, h, t, d_k), or
-            None at the first step.
-        memory_kv: cross-attention keys and values of the encoder output, each (B, h, S, d_k).
+        past: self-attention keys and values of the earlier tokens, each (B, h, t, d_k),
+            or None at the first step.
+        memory_kv: cross-attention keys and values of the encoder output, each
+            (B, h, S, d_k).
 
     Returns:
-        ``(y, present)``: the block's output for the new token (B, 1, d_model) and the cache
-        extended by the new token's keys and values, each (B, h, t+1, d_k).
+        ``(y, present)``: the block's output for the new token (B, 1, d_model) and the
+        cache extended by the new token's keys and values, each (B, h, t+1, d_k).
     """
     cache = {}
 
@@ -206,11 +224,13 @@ class DecodeResult:
 def greedy_decode(
     model: EncoderDecoder, src: torch.Tensor, steps: int, *, use_cache: bool
 ) -> DecodeResult:
-    """Decode greedily, one token at a time, feeding each arg-max back in (eq-attn-greedy).
+    """Decode greedily, one token at a time, feeding each arg-max back in
+    (eq-attn-greedy).
 
     Without the cache, step ``t`` reruns the decoder on all ``t`` tokens so far (cost
-    ``O(t^2)`` per step); with it, only the newest token is processed and the keys and values of
-    the earlier ones are read from the cache (cost ``O(t)`` per step). The two must agree.
+    ``O(t^2)`` per step); with it, only the newest token is processed and the keys and
+    values of the earlier ones are read from the cache (cost ``O(t)`` per step). The two
+    must agree.
 
     Args:
         model: a trained :class:`EncoderDecoder`.

@@ -1,8 +1,9 @@
 """One training loop for every model of Chapter 5 (Adam on freshly drawn minibatches).
 
-Each experiment supplies three small functions: ``batch_fn()`` draws a minibatch (from its own
-generator, already on the model's device), ``loss_fn(model, batch)`` returns the scalar loss,
-and optionally ``eval_fn(model)`` returns a number to record (an accuracy, a test loss).
+Each experiment supplies three small functions: ``batch_fn()`` draws a minibatch (from
+its own generator, already on the model's device), ``loss_fn(model, batch)`` returns the
+scalar loss, and optionally ``eval_fn(model)`` returns a number to record (an accuracy,
+a test loss).
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ __all__ = ["History", "train"]
 
 @dataclass(frozen=True)
 class History:
-    """What :func:`train` records, every ``record_every`` steps and after the last step."""
+    """What :func:`train` records, every ``record_every`` steps and after the last
+    step."""
 
     steps: list[int]      # the recorded step numbers (number of updates done so far)
     loss: list[float]     # mean training loss over the steps since the previous record
-    metric: list[float]   # eval_fn(model) at each recorded step (nan when no eval_fn is given)
+    # eval_fn(model) at each recorded step (nan when no eval_fn is given)
+    metric: list[float]
     seconds: float        # wall-clock time of the whole run, evaluations included
 
     @property
@@ -71,7 +74,9 @@ def train(
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     record_every = check_int(record_every, "record_every", min_value=1)
     weight_decay = check_real(weight_decay, "weight_decay", min_value=0.0)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, foreach=True)
+    opt = torch.optim.AdamW(
+        model.parameters(), lr=lr, weight_decay=weight_decay, foreach=True
+    )
     rec_steps, rec_loss, rec_metric, running = [], [], [], []
     start = time.perf_counter()
     for step in range(1, steps + 1):

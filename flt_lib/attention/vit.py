@@ -1,13 +1,16 @@
-"""The vision transformer at toy scale (5.6): patches as tokens, and a CNN to compare with.
+"""The vision transformer at toy scale (5.6): patches as tokens, and a CNN to compare
+with.
 
-An image (C, H, W) is cut into non-overlapping ``p x p`` patches, each flattened to a vector of
-``C p^2`` numbers and mapped linearly to ``d_model`` (Dosovitskiy et al. 2021). That linear map
-is a convolution with kernel size and stride ``p`` (:func:`patch_embedding_as_conv`). A learned
-[CLS] vector and learned positions are added and an :class:`~flt_lib.attention.encoder.Encoder`
-does the rest; the class is read at [CLS].
+An image (C, H, W) is cut into non-overlapping ``p x p`` patches, each flattened to a
+vector of ``C p^2`` numbers and mapped linearly to ``d_model``
+(Dosovitskiy et al. 2021). That linear map is a convolution with kernel size and stride
+``p`` (:func:`patch_embedding_as_conv`). A learned [CLS] vector and learned positions
+are added and an :class:`~flt_lib.attention.encoder.Encoder` does the rest; the class is
+read at [CLS].
 
-The data are synthetic: each class is a small binary glyph placed at a random position on a
-noisy background, so the label is invariant to translations, the bias a CNN has built in.
+The data are synthetic: each class is a small binary glyph placed at a random position
+on a noisy background, so the label is invariant to translations, the bias a CNN has
+built in.
 """
 
 from __future__ import annotations
@@ -49,18 +52,28 @@ def patchify(images: torch.Tensor, patch: int) -> torch.Tensor:
     return x.permute(0, 2, 4, 1, 3, 5).reshape(B, (H // p) * (W // p), C * p * p)
 
 
-def patch_embedding_as_conv(linear: nn.Linear, *, channels: int, patch: int) -> nn.Conv2d:
-    """The strided convolution that computes ``linear`` applied to :func:`patchify`'s patches.
+def patch_embedding_as_conv(
+    linear: nn.Linear, *, channels: int, patch: int
+) -> nn.Conv2d:
+    """The strided convolution that computes ``linear`` applied to :func:`patchify`'s
+    patches.
 
-    Output channel ``j`` has kernel ``linear.weight[j]`` reshaped to (C, p, p), stride ``p``.
+    Output channel ``j`` has kernel ``linear.weight[j]`` reshaped to (C, p, p), stride
+    ``p``.
     """
     if not isinstance(linear, nn.Linear):
-        raise TypeError(f"linear must be a torch.nn.Linear, got {type(linear).__name__}")
+        raise TypeError(
+            f"linear must be a torch.nn.Linear, got {type(linear).__name__}"
+        )
     C = check_int(channels, "channels", min_value=1)
     p = check_int(patch, "patch", min_value=1)
     if linear.in_features != C * p * p:
-        raise ValueError(f"linear must take C p^2 = {C * p * p} inputs, got {linear.in_features}")
-    conv = nn.Conv2d(C, linear.out_features, kernel_size=p, stride=p, bias=linear.bias is not None)
+        raise ValueError(
+            f"linear must take C p^2 = {C * p * p} inputs, got {linear.in_features}"
+        )
+    conv = nn.Conv2d(
+        C, linear.out_features, kernel_size=p, stride=p, bias=linear.bias is not None
+    )
     conv = conv.to(device=linear.weight.device, dtype=linear.weight.dtype)
     with torch.no_grad():
         conv.weight.copy_(linear.weight.view(linear.out_features, C, p, p))
@@ -70,7 +83,8 @@ def patch_embedding_as_conv(linear: nn.Linear, *, channels: int, patch: int) -> 
 
 
 class ViT(nn.Module):
-    """Vision transformer: :func:`patchify`, then an :class:`Encoder` with [CLS], read at [CLS].
+    """Vision transformer: :func:`patchify`, then an :class:`Encoder` with [CLS], read
+    at [CLS].
 
     Args:
         image_size: side ``H = W`` of the (square) images.
@@ -83,7 +97,8 @@ class ViT(nn.Module):
 
     def __init__(
         self, image_size: int, channels: int, patch: int, n_classes: int, *,
-        d_model: int, n_heads: int, n_layers: int, d_ff: int, generator: torch.Generator,
+        d_model: int, n_heads: int, n_layers: int, d_ff: int,
+        generator: torch.Generator,
     ) -> None:
         super().__init__()
         self.patch = check_int(patch, "patch", min_value=1)
@@ -119,7 +134,9 @@ class SmallCNN(nn.Module):
             for layer in (self.conv1, self.conv2, self.head):
                 fan_in = layer.weight[0].numel()
                 for p in (layer.weight, layer.bias):
-                    p.copy_((torch.rand(p.shape, generator=generator) * 2 - 1) / fan_in**0.5)
+                    p.copy_(
+                        (torch.rand(p.shape, generator=generator) * 2 - 1) / fan_in**0.5
+                    )
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
         """Class scores (B, n_classes) for images (B, C, H, W)."""
@@ -127,8 +144,11 @@ class SmallCNN(nn.Module):
         return self.head(h.amax(dim=(-2, -1)))  # translation-invariant pooling
 
 
-def random_glyphs(n_classes: int, size: int, *, generator: torch.Generator) -> torch.Tensor:
-    """``n_classes`` random binary glyphs of side ``size``, half of each on: (K, size, size)."""
+def random_glyphs(
+    n_classes: int, size: int, *, generator: torch.Generator
+) -> torch.Tensor:
+    """``n_classes`` random binary glyphs of side ``size``, half of each on:
+    (K, size, size)."""
     n_classes = check_int(n_classes, "n_classes", min_value=2)
     size = check_int(size, "size", min_value=2)
     check_generator(generator)
@@ -140,9 +160,15 @@ def random_glyphs(n_classes: int, size: int, *, generator: torch.Generator) -> t
 
 
 def glyph_images(
-    glyphs: torch.Tensor, n: int, *, image_size: int, noise: float, generator: torch.Generator
+    glyphs: torch.Tensor,
+    n: int,
+    *,
+    image_size: int,
+    noise: float,
+    generator: torch.Generator,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Images with one glyph of a random class at a uniformly random position, plus Gaussian noise.
+    """Images with one glyph of a random class at a uniformly random position, plus
+    Gaussian noise.
 
     Args:
         glyphs: the class glyphs, shape (K, s, s).
@@ -154,7 +180,9 @@ def glyph_images(
     Returns:
         ``(images, labels)``: (n, 1, image_size, image_size) floats and (n,) class ids.
     """
-    glyphs = check_tensor(glyphs, "glyphs", ndim=3, floating=True, shape_doc="(K, s, s)")
+    glyphs = check_tensor(
+        glyphs, "glyphs", ndim=3, floating=True, shape_doc="(K, s, s)"
+    )
     n = check_int(n, "n", min_value=1)
     K, s, _ = glyphs.shape
     size = check_int(image_size, "image_size", min_value=s)
@@ -164,7 +192,8 @@ def glyph_images(
     rows = torch.randint(0, size - s + 1, (n,), generator=generator)
     cols = torch.randint(0, size - s + 1, (n,), generator=generator)
     images = noise * torch.randn(n, 1, size, size, generator=generator)
-    canvas = F.pad(glyphs[labels], (0, size - s, 0, size - s))  # (n, size, size), glyph at (0, 0)
+    # (n, size, size), glyph at (0, 0)
+    canvas = F.pad(glyphs[labels], (0, size - s, 0, size - s))
     for i in range(n):  # move each glyph to its position
         images[i, 0] += canvas[i].roll((int(rows[i]), int(cols[i])), dims=(0, 1))
     return images, labels
