@@ -1,13 +1,21 @@
-"""Chapter 6: symmetry and equivariance (one module per setting; nothing is imported eagerly).
+"""Chapter 6: symmetry and equivariance (one module per setting; nothing is imported
+eagerly).
 
-- :mod:`~flt_lib.symmetry.groups`: finite groups acting by permuting coordinates, symmetrisation
-- :mod:`~flt_lib.symmetry.conv`: 1-D convolution, circulant and Toeplitz matrices, the DFT, FFT
-- :mod:`~flt_lib.symmetry.cnn`: 2-D convolution and pooling from the definition, their gradients,
-  strided networks, the p4 lifting convolution, small image classifiers
-- :mod:`~flt_lib.symmetry.sets`: Deep Sets, PointNet, aggregators, equivariant linear layers
-- :mod:`~flt_lib.symmetry.graphs`: graph constructions, GCN coupling, Dirichlet energy, 1-WL
+- :mod:`~flt_lib.symmetry.groups`: finite groups acting by permuting coordinates,
+  symmetrisation
+- :mod:`~flt_lib.symmetry.conv`: 1-D convolution, circulant and Toeplitz matrices, the
+  DFT, FFT
+- :mod:`~flt_lib.symmetry.cnn`: 2-D convolution and pooling from the definition, their
+  gradients, strided networks, the p4 lifting convolution, small image classifiers
+- :mod:`~flt_lib.symmetry.sets`: Deep Sets, PointNet, aggregators, equivariant linear
+  layers
+- :mod:`~flt_lib.symmetry.graphs`: graph constructions, GCN coupling, Dirichlet energy,
+  1-WL
 - :mod:`~flt_lib.symmetry.gnn`: GCN, GAT and GIN layers, the over-squashing bound
-- :mod:`~flt_lib.symmetry.spectral`: Laplacians, graph Fourier basis, spectral and polynomial filters
-- :mod:`~flt_lib.symmetry.orthogonal`: orthogonal equivariance and attention (Ma & Ying 2023)
-- :mod:`~flt_lib.symmetry.train`: the full-batch training loop of the sample-efficiency experiments
+- :mod:`~flt_lib.symmetry.spectral`: Laplacians, graph Fourier basis, spectral and
+  polynomial filters
+- :mod:`~flt_lib.symmetry.orthogonal`: orthogonal equivariance and attention (Ma & Ying
+  2023)
+- :mod:`~flt_lib.symmetry.train`: the full-batch training loop of the sample-efficiency
+  experiments
 """

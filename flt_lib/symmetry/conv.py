@@ -3,14 +3,16 @@
 Signals are the last axis of a tensor (leading axes are a batch). Conventions:
 
 - circular convolution of ``x`` and ``h`` of length n:
-  ``(h * x)[u] = sum_t h[t] x[(u - t) mod n]``                     (eq-sym-discrete-conv)
+  ``(h * x)[u] = sum_t h[t] x[(u - t) mod n]``                    (eq-sym-discrete-conv)
 - linear (full) convolution of ``x`` (length n) with ``h`` (length m): length n + m - 1,
-  ``(h * x)[u] = sum_t h[t] x[u - t]`` with ``x = 0`` outside ``0..n-1`` (eq-sym-discrete-conv)
+  ``(h * x)[u] = sum_t h[t] x[u - t]`` with ``x = 0`` outside ``0..n-1``
+  (eq-sym-discrete-conv)
 - cross-correlation, what deep-learning libraries call "convolution":
   ``(h star x)[u] = sum_t h[t] x[u + t]``, the ``n - m + 1`` fully overlapping positions
   (eq-sym-discrete-conv)
-- circulant matrix ``C(h)[i, j] = h[(i - j) mod n]``, so ``C(h) x`` is ``h * x`` (eq-sym-circulant)
-- unnormalised DFT ``F[j, k] = exp(-2 pi i j k / n)``                              (eq-sym-dft)
+- circulant matrix ``C(h)[i, j] = h[(i - j) mod n]``, so ``C(h) x`` is ``h * x``
+  (eq-sym-circulant)
+- unnormalised DFT ``F[j, k] = exp(-2 pi i j k / n)``                       (eq-sym-dft)
 """
 
 from __future__ import annotations
@@ -37,12 +39,16 @@ __all__ = [
 def _signal(x: object, name: str) -> torch.Tensor:
     x = check_tensor(x, name, floating=True)
     if x.ndim == 0 or x.shape[-1] == 0:
-        raise ValueError(f"{name} must have a non-empty last axis (the signal), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{name} must have a non-empty last axis (the signal), got shape "
+            f"{tuple(x.shape)}"
+        )
     return x
 
 
 def shift_matrix(n: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
-    """The cyclic shift S with ``(S x)[i] = x[(i - 1) mod n]``, i.e. ``S x = roll(x, 1)``; (n, n)."""
+    """The cyclic shift S with ``(S x)[i] = x[(i - 1) mod n]``, i.e.
+    ``S x = roll(x, 1)``; (n, n)."""
     n = check_int(n, "n", min_value=1)
     return torch.roll(torch.eye(n, dtype=dtype), 1, dims=0)
 
@@ -50,7 +56,8 @@ def shift_matrix(n: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
 def circulant(h: torch.Tensor) -> torch.Tensor:
     """The circulant matrix ``C[i, j] = h[(i - j) mod n]`` of a length-n kernel; (n, n).
 
-    ``circulant(h) @ x`` is the circular convolution ``h * x`` (book eq. ``eq-sym-circulant``).
+    ``circulant(h) @ x`` is the circular convolution ``h * x`` (book eq.
+    ``eq-sym-circulant``).
     """
     h = check_tensor(h, "h", ndim=1, floating=True, shape_doc="(n,)")
     n = h.shape[0]
@@ -81,7 +88,10 @@ def circular_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
     x = _signal(x, "x")
     h = check_tensor(h, "h", ndim=1, floating=True, shape_doc="(m,)")
     if h.shape[0] > x.shape[-1]:
-        raise ValueError(f"h must not be longer than x (n = {x.shape[-1]}), got length {h.shape[0]}")
+        raise ValueError(
+            f"h must not be longer than x (n = {x.shape[-1]}), got length "
+            f"{h.shape[0]}"
+        )
     y = torch.zeros_like(x)
     for t in range(h.shape[0]):
         y = y + h[t] * torch.roll(x, t, dims=-1)  # x[(u - t) mod n]
@@ -89,14 +99,16 @@ def circular_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
 
 
 def linear_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-    """Full linear convolution from the definition, length n + m - 1 (eq. ``eq-sym-discrete-conv``).
+    """Full linear convolution from the definition, length n + m - 1 (eq.
+    ``eq-sym-discrete-conv``).
 
     Args:
         x: signals, (..., n).
         h: kernel, (m,).
 
     Returns:
-        (..., n + m - 1); entry u is ``sum_t h[t] x[u - t]`` with x zero outside its support.
+        (..., n + m - 1); entry u is ``sum_t h[t] x[u - t]`` with x zero outside its
+        support.
     """
     x = _signal(x, "x")
     h = _signal(h, "h")
@@ -110,10 +122,11 @@ def linear_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
 
 
 def cross_correlation(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-    """Valid cross-correlation ``y[u] = sum_t h[t] x[u + t]``, u = 0..n-m (eq-sym-discrete-conv).
+    """Valid cross-correlation ``y[u] = sum_t h[t] x[u + t]``, u = 0..n-m
+    (eq-sym-discrete-conv).
 
-    This is what ``torch.nn.functional.conv1d`` computes; it equals a convolution with the
-    flipped kernel ``h[::-1]``.
+    This is what ``torch.nn.functional.conv1d`` computes; it equals a convolution with
+    the flipped kernel ``h[::-1]``.
 
     Args:
         x: signals, (..., n).
@@ -134,7 +147,8 @@ def cross_correlation(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
 
 
 def toeplitz(h: torch.Tensor, n: int) -> torch.Tensor:
-    """The (n + m - 1, n) Toeplitz matrix T with ``T @ x = linear_conv(x, h)``: ``T[u, j] = h[u - j]``."""
+    """The (n + m - 1, n) Toeplitz matrix T with ``T @ x = linear_conv(x, h)``:
+    ``T[u, j] = h[u - j]``."""
     h = check_tensor(h, "h", ndim=1, floating=True, shape_doc="(m,)")
     n = check_int(n, "n", min_value=1)
     m = h.shape[0]
@@ -146,7 +160,8 @@ def toeplitz(h: torch.Tensor, n: int) -> torch.Tensor:
 
 
 def dft_matrix(n: int, dtype: torch.dtype = torch.complex128) -> torch.Tensor:
-    """The unnormalised DFT matrix ``F[j, k] = exp(-2 pi i j k / n)``; ``F x = torch.fft.fft(x)``."""
+    """The unnormalised DFT matrix ``F[j, k] = exp(-2 pi i j k / n)``;
+    ``F x = torch.fft.fft(x)``."""
     n = check_int(n, "n", min_value=1)
     j = torch.arange(n, dtype=torch.float64)
     angle = -2 * torch.pi * torch.outer(j, j) / n
@@ -154,7 +169,8 @@ def dft_matrix(n: int, dtype: torch.dtype = torch.complex128) -> torch.Tensor:
 
 
 def fft_circular_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-    """Circular convolution by the convolution theorem: ``ifft(fft(x) * fft(h))`` (real inputs).
+    """Circular convolution by the convolution theorem: ``ifft(fft(x) * fft(h))`` (real
+    inputs).
 
     Args:
         x: signals, (..., n).
@@ -167,17 +183,20 @@ def fft_circular_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
     h = check_tensor(h, "h", ndim=1, floating=True, shape_doc="(m,)")
     n = x.shape[-1]
     if h.shape[0] > n:
-        raise ValueError(f"h must not be longer than x (n = {n}), got length {h.shape[0]}")
+        raise ValueError(
+            f"h must not be longer than x (n = {n}), got length {h.shape[0]}"
+        )
     return torch.fft.irfft(torch.fft.rfft(x, n=n) * torch.fft.rfft(h, n=n), n=n)
 
 
 def fft_linear_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-    """Full linear convolution by FFT: zero-pad both, multiply spectra, keep n + m - 1 entries.
+    """Full linear convolution by FFT: zero-pad both, multiply spectra, keep n + m - 1
+    entries.
 
-    The padded length is the next power of two >= n + m - 1: any length >= n + m - 1 makes the
-    circular convolution of the padded signals equal the linear one, and powers of two are
-    the FFT's fastest sizes. Costs O((n + m) log(n + m)) instead of the O(n m) of
-    :func:`linear_conv`.
+    The padded length is the next power of two >= n + m - 1: any length >= n + m - 1
+    makes the circular convolution of the padded signals equal the linear one, and
+    powers of two are the FFT's fastest sizes. Costs O((n + m) log(n + m)) instead of
+    the O(n m) of :func:`linear_conv`.
 
     Args:
         x: signals, (..., n).
@@ -190,16 +209,19 @@ def fft_linear_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
     h = check_tensor(h, "h", ndim=1, floating=True, shape_doc="(m,)")
     L = x.shape[-1] + h.shape[0] - 1
     N = 1 << (L - 1).bit_length()  # next power of two >= L
-    return torch.fft.irfft(torch.fft.rfft(x, n=N) * torch.fft.rfft(h, n=N), n=N)[..., :L]
+    return torch.fft.irfft(
+        torch.fft.rfft(x, n=N) * torch.fft.rfft(h, n=N), n=N
+    )[..., :L]
 
 
 def shift_commutant_basis(n: int, *, step: int = 1, tol: float = 1e-9) -> torch.Tensor:
-    """An orthonormal basis of all n x n matrices M with ``T M = M T``, where ``T = S^step``.
+    """An orthonormal basis of all n x n matrices M with ``T M = M T``, where
+    ``T = S^step``.
 
-    Solves the linear equations ``T M - M T = 0`` for the n^2 entries of M numerically: the
-    null space of ``T kron I - I kron T^T`` (row-major vec), computed by an SVD. For step 1
-    the book's theorem ``thm-sym-circulant`` says the answer is the n-dimensional space of
-    circulant matrices.
+    Solves the linear equations ``T M - M T = 0`` for the n^2 entries of M numerically:
+    the null space of ``T kron I - I kron T^T`` (row-major vec), computed by an SVD. For
+    step 1 the book's theorem ``thm-sym-circulant`` says the answer is the n-dimensional
+    space of circulant matrices.
 
     Args:
         n: signal length, 1 <= n <= 24 (the SVD has n^2 unknowns).
@@ -213,7 +235,8 @@ def shift_commutant_basis(n: int, *, step: int = 1, tol: float = 1e-9) -> torch.
     step = check_int(step, "step", min_value=1, max_value=n)
     T = torch.linalg.matrix_power(shift_matrix(n), step)
     eye = torch.eye(n, dtype=torch.float64)
-    # Row-major flattening: vec(A M B) = (A kron B^T) vec(M), so vec(T M - M T) is this times vec(M).
+    # Row-major flattening: vec(A M B) = (A kron B^T) vec(M), so vec(T M - M T) is this
+    # times vec(M).
     K = torch.kron(T, eye) - torch.kron(eye, T.T.contiguous())  # (n^2, n^2)
     _, sing, Vh = torch.linalg.svd(K)
     return Vh[sing < tol].reshape(-1, n, n)  # (k, n, n)

@@ -1,14 +1,17 @@
-"""Graphs as adjacency matrices: examples, normalisations, smoothing, and 1-WL (Sections 6.5-6.6).
+"""Graphs as adjacency matrices: examples, normalisations, smoothing, and 1-WL
+(Sections 6.5-6.6).
 
-A graph on n nodes is a symmetric 0/1 adjacency matrix ``A`` (n, n) with a zero diagonal; node
-features are the rows of ``X`` (n, d). A permutation P relabels the nodes: ``(P X, P A P^T)``.
+A graph on n nodes is a symmetric 0/1 adjacency matrix ``A`` (n, n) with a zero
+diagonal; node features are the rows of ``X`` (n, d). A permutation P relabels the
+nodes: ``(P X, P A P^T)``.
 
-- renormalised GCN coupling (Kipf & Welling 2017): ``A_hat = D~^{-1/2} (A + I) D~^{-1/2}``,
-  ``D~ = diag((A + I) 1)``                                                  (eq-sym-gcn-layer)
+- renormalised GCN coupling (Kipf & Welling 2017):
+  ``A_hat = D~^{-1/2} (A + I) D~^{-1/2}``, ``D~ = diag((A + I) 1)``   (eq-sym-gcn-layer)
 - Dirichlet energy with respect to ``A_hat``: ``E(X) = tr(X^T (I - A_hat) X)``
-  ``= 1/2 sum_ij (A + I)_ij |x_i / sqrt(d~_i) - x_j / sqrt(d~_j)|^2``       (eq-sym-dirichlet)
-- 1-WL colour refinement: a node's new colour is its old colour together with the multiset of
-  its neighbours' colours                                                    (eq-sym-wl)
+  ``= 1/2 sum_ij (A + I)_ij |x_i / sqrt(d~_i) - x_j / sqrt(d~_j)|^2``
+  (eq-sym-dirichlet)
+- 1-WL colour refinement: a node's new colour is its old colour together with the
+  multiset of its neighbours' colours                                        (eq-sym-wl)
 """
 
 from __future__ import annotations
@@ -44,22 +47,36 @@ __all__ = [
 def _adjacency(A: object, name: str = "A") -> torch.Tensor:
     A = check_tensor(A, name, ndim=2, floating=True, shape_doc="(n, n)")
     if A.shape[0] != A.shape[1] or A.shape[0] == 0:
-        raise ValueError(f"{name} must be a non-empty square matrix (n, n), got shape {tuple(A.shape)}")
+        raise ValueError(
+            f"{name} must be a non-empty square matrix (n, n), got shape "
+            f"{tuple(A.shape)}"
+        )
     if not torch.equal(A, A.T):
         raise ValueError(f"{name} must be symmetric (an undirected graph)")
     if bool((torch.diagonal(A) != 0).any()):
-        raise ValueError(f"{name} must have a zero diagonal (self-loops are added where needed)")
+        raise ValueError(
+            f"{name} must have a zero diagonal (self-loops are added where needed)"
+        )
     return A
 
 
-def from_edges(n: int, edges: list[tuple[int, int]], dtype: torch.dtype = torch.float64) -> torch.Tensor:
-    """The adjacency matrix (n, n) of the undirected graph with the given edges ``(i, j)``, i != j."""
+def from_edges(
+    n: int, edges: list[tuple[int, int]], dtype: torch.dtype = torch.float64
+) -> torch.Tensor:
+    """The adjacency matrix (n, n) of the undirected graph with the given edges
+    ``(i, j)``, i != j."""
     n = check_int(n, "n", min_value=1)
     if not isinstance(edges, (list, tuple)):
-        raise TypeError(f"edges must be a list of pairs (i, j), got {type(edges).__name__}")
+        raise TypeError(
+            f"edges must be a list of pairs (i, j), got {type(edges).__name__}"
+        )
     A = torch.zeros(n, n, dtype=dtype)
     for e in edges:
-        if not (isinstance(e, (list, tuple)) and len(e) == 2 and all(isinstance(v, int) for v in e)):
+        if not (
+            isinstance(e, (list, tuple))
+            and len(e) == 2
+            and all(isinstance(v, int) for v in e)
+        ):
             raise TypeError(f"every edge must be a pair of ints (i, j), got {e!r}")
         i, j = e
         if not (0 <= i < n and 0 <= j < n) or i == j:
@@ -80,48 +97,78 @@ def path_graph(n: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
     return from_edges(n, [(i, i + 1) for i in range(n - 1)], dtype)
 
 
-def complete_bipartite(a: int, b: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+def complete_bipartite(
+    a: int, b: int, dtype: torch.dtype = torch.float64
+) -> torch.Tensor:
     """K_{a,b}: nodes 0..a-1 are each joined to all of a..a+b-1."""
     a, b = check_int(a, "a", min_value=1), check_int(b, "b", min_value=1)
     return from_edges(a + b, [(i, a + j) for i in range(a) for j in range(b)], dtype)
 
 
 def prism_graph(dtype: torch.dtype = torch.float64) -> torch.Tensor:
-    """The triangular prism: triangles 0-1-2 and 3-4-5 joined by the rungs i -- i + 3."""
+    """The triangular prism: triangles 0-1-2 and 3-4-5 joined by the rungs
+    i -- i + 3."""
     edges = [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (0, 3), (1, 4), (2, 5)]
     return from_edges(6, edges, dtype)
 
 
-def grid_graph(rows: int, cols: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
-    """The rows x cols grid: node ``r * cols + c`` is joined to its horizontal and vertical neighbours."""
-    rows, cols = check_int(rows, "rows", min_value=1), check_int(cols, "cols", min_value=1)
-    edges = [(r * cols + c, r * cols + c + 1) for r in range(rows) for c in range(cols - 1)]
-    edges += [(r * cols + c, (r + 1) * cols + c) for r in range(rows - 1) for c in range(cols)]
+def grid_graph(
+    rows: int, cols: int, dtype: torch.dtype = torch.float64
+) -> torch.Tensor:
+    """The rows x cols grid: node ``r * cols + c`` is joined to its horizontal and
+    vertical neighbours."""
+    rows, cols = (
+        check_int(rows, "rows", min_value=1),
+        check_int(cols, "cols", min_value=1),
+    )
+    edges = [
+        (r * cols + c, r * cols + c + 1) for r in range(rows) for c in range(cols - 1)
+    ]
+    edges += [
+        (r * cols + c, (r + 1) * cols + c) for r in range(rows - 1) for c in range(cols)
+    ]
     return from_edges(rows * cols, edges, dtype)
 
 
 def binary_tree(depth: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
-    """The complete binary tree of the given depth (2^(depth+1) - 1 nodes, root 0, children 2i+1, 2i+2)."""
+    """The complete binary tree of the given depth (2^(depth+1) - 1 nodes, root 0,
+    children 2i+1, 2i+2)."""
     depth = check_int(depth, "depth", min_value=0, max_value=12)
     n = 2 ** (depth + 1) - 1
     return from_edges(n, [((i - 1) // 2, i) for i in range(1, n)], dtype)
 
 
 def disjoint_union(A1: torch.Tensor, A2: torch.Tensor) -> torch.Tensor:
-    """The graph with A1 on the first nodes and A2 on the rest, no edges between them."""
+    """The graph with A1 on the first nodes and A2 on the rest, no edges between
+    them."""
     A1, A2 = _adjacency(A1, "A1"), _adjacency(A2, "A2")
     return torch.block_diag(A1, A2.to(A1.dtype))
 
 
-def random_graph(n: int, p: float, *, generator: torch.Generator, dtype: torch.dtype = torch.float64) -> torch.Tensor:
-    """An Erdos-Renyi graph G(n, p): each of the n(n-1)/2 edges independently with probability p."""
-    return stochastic_block_model([check_int(n, "n", min_value=1)], p, p, generator=generator, dtype=dtype)[0]
+def random_graph(
+    n: int,
+    p: float,
+    *,
+    generator: torch.Generator,
+    dtype: torch.dtype = torch.float64,
+) -> torch.Tensor:
+    """An Erdos-Renyi graph G(n, p): each of the n(n-1)/2 edges independently with
+    probability p."""
+    return stochastic_block_model(
+        [check_int(n, "n", min_value=1)], p, p, generator=generator, dtype=dtype
+    )[0]
 
 
 def stochastic_block_model(
-    sizes: list[int], p_in: float, p_out: float, *, generator: torch.Generator, dtype: torch.dtype = torch.float64
+    sizes: list[int],
+    p_in: float,
+    p_out: float,
+    *,
+    generator: torch.Generator,
+    dtype: torch.dtype = torch.float64,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """A stochastic block model: edges inside a block with probability p_in, across with p_out.
+    """A stochastic block model: edges inside a block with probability p_in, across with
+    p_out.
 
     Args:
         sizes: the number of nodes in each block, each >= 1.
@@ -137,7 +184,9 @@ def stochastic_block_model(
     p_in = check_real(p_in, "p_in", min_value=0.0, max_value=1.0)
     p_out = check_real(p_out, "p_out", min_value=0.0, max_value=1.0)
     check_generator(generator)
-    block = torch.repeat_interleave(torch.arange(len(sizes)), torch.tensor(sizes))  # (n,)
+    block = torch.repeat_interleave(
+        torch.arange(len(sizes)), torch.tensor(sizes)
+    )  # (n,)
     n = block.shape[0]
     prob = torch.where(block[:, None] == block[None, :], p_in, p_out)
     upper = torch.triu(torch.rand(n, n, generator=generator) < prob, diagonal=1)
@@ -145,7 +194,9 @@ def stochastic_block_model(
     return A, block
 
 
-def permute_graph(A: torch.Tensor, X: torch.Tensor, perm: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def permute_graph(
+    A: torch.Tensor, X: torch.Tensor, perm: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Relabel the nodes: ``(P A P^T, P X)`` with ``P X = X[perm]``."""
     A = _adjacency(A)
     X = check_tensor(X, "X", ndim=2, shape_doc="(n, d)")
@@ -154,11 +205,12 @@ def permute_graph(A: torch.Tensor, X: torch.Tensor, perm: torch.Tensor) -> tuple
 
 
 def normalized_adjacency(A: torch.Tensor, *, self_loops: bool = True) -> torch.Tensor:
-    """The symmetric normalisation ``D^{-1/2} A D^{-1/2}``, after adding self-loops by default.
+    """The symmetric normalisation ``D^{-1/2} A D^{-1/2}``, after adding self-loops by
+    default.
 
-    With ``self_loops=True`` this is the renormalised GCN coupling of eq. ``eq-sym-gcn-layer``;
-    its eigenvalues lie in (-1, 1] with a top eigenvalue exactly 1. Isolated nodes (degree 0,
-    possible only without self-loops) get a zero row.
+    With ``self_loops=True`` this is the renormalised GCN coupling of eq.
+    ``eq-sym-gcn-layer``; its eigenvalues lie in (-1, 1] with a top eigenvalue exactly
+    1. Isolated nodes (degree 0, possible only without self-loops) get a zero row.
 
     Args:
         A: adjacency, (n, n).
@@ -171,18 +223,25 @@ def normalized_adjacency(A: torch.Tensor, *, self_loops: bool = True) -> torch.T
     if self_loops:
         A = A + torch.eye(A.shape[0], dtype=A.dtype, device=A.device)
     deg = A.sum(dim=1)  # (n,)
-    inv_sqrt = torch.where(deg > 0, deg.clamp_min(1e-300).rsqrt(), torch.zeros_like(deg))
+    inv_sqrt = torch.where(
+        deg > 0, deg.clamp_min(1e-300).rsqrt(), torch.zeros_like(deg)
+    )
     return inv_sqrt[:, None] * A * inv_sqrt[None, :]
 
 
 def kipf_first_order(A: torch.Tensor) -> torch.Tensor:
-    """The un-renormalised first-order filter ``I + D^{-1/2} A D^{-1/2}``: eigenvalues in [0, 2]."""
+    """The un-renormalised first-order filter ``I + D^{-1/2} A D^{-1/2}``: eigenvalues
+    in [0, 2]."""
     A = _adjacency(A)
-    return torch.eye(A.shape[0], dtype=A.dtype, device=A.device) + normalized_adjacency(A, self_loops=False)
+    return (
+        torch.eye(A.shape[0], dtype=A.dtype, device=A.device)
+        + normalized_adjacency(A, self_loops=False)
+    )
 
 
 def dirichlet_energy(X: torch.Tensor, A_hat: torch.Tensor) -> float:
-    """``E(X) = tr(X^T (I - A_hat) X)``, the smoothness of node features (eq. ``eq-sym-dirichlet``).
+    """``E(X) = tr(X^T (I - A_hat) X)``, the smoothness of node features (eq.
+    ``eq-sym-dirichlet``).
 
     Args:
         X: node features, (n, d).
@@ -192,14 +251,22 @@ def dirichlet_energy(X: torch.Tensor, A_hat: torch.Tensor) -> float:
         The energy (>= 0 for the GCN coupling).
     """
     X = check_tensor(X, "X", ndim=2, floating=True, shape_doc="(n, d)")
-    A_hat = check_tensor(A_hat, "A_hat", shape=(X.shape[0], X.shape[0]), floating=True, shape_doc="(n, n)")
+    A_hat = check_tensor(
+        A_hat,
+        "A_hat",
+        shape=(X.shape[0], X.shape[0]),
+        floating=True,
+        shape_doc="(n, n)",
+    )
     return ((X * X).sum() - (X * (A_hat @ X)).sum()).item()
 
 
 def smoothing_factor(A_hat: torch.Tensor) -> float:
-    """lambda: the largest |eigenvalue| of A_hat once the eigenvalue 1 of each component is removed.
+    """lambda: the largest |eigenvalue| of A_hat once the eigenvalue 1 of each component
+    is removed.
 
-    For the GCN coupling ``E(A_hat X) <= lambda^2 E(X)`` (book ``thm-sym-oversmoothing``).
+    For the GCN coupling ``E(A_hat X) <= lambda^2 E(X)`` (book
+    ``thm-sym-oversmoothing``).
 
     Args:
         A_hat: the renormalised coupling of a graph, (n, n).
@@ -215,13 +282,15 @@ def smoothing_factor(A_hat: torch.Tensor) -> float:
 
 
 def hop_distances(A: torch.Tensor) -> torch.Tensor:
-    """Shortest-path distances by breadth-first search on all nodes at once; inf if unreachable.
+    """Shortest-path distances by breadth-first search on all nodes at once; inf if
+    unreachable.
 
     Args:
         A: adjacency, (n, n).
 
     Returns:
-        float64 (n, n); entry (i, j) is the number of edges on a shortest path from i to j.
+        float64 (n, n); entry (i, j) is the number of edges on a shortest path from i
+        to j.
     """
     A = _adjacency(A)
     n = A.shape[0]
@@ -241,7 +310,8 @@ def hop_distances(A: torch.Tensor) -> torch.Tensor:
 def n_components(A: torch.Tensor) -> int:
     """The number of connected components (isolated nodes count as components)."""
     reach = torch.isfinite(hop_distances(A))  # (n, n): True when i and j are connected
-    first = reach.to(torch.int64).argmax(dim=1)  # smallest node index in the component of i
+    # smallest node index in the component of i
+    first = reach.to(torch.int64).argmax(dim=1)
     return int(torch.unique(first).numel())
 
 
@@ -254,14 +324,15 @@ def triangle_count(A: torch.Tensor) -> int:
 def wl_colors(A: torch.Tensor, *, rounds: int | None = None) -> list[list[int]]:
     """1-WL colour refinement (Weisfeiler & Leman 1968), eq. ``eq-sym-wl``.
 
-    All nodes start with the same colour. In each round a node's new colour is a name for the
-    pair (its colour, the sorted list of its neighbours' colours): the rank of that pair among
-    all pairs present. To compare two graphs, refine their disjoint union
-    (:func:`wl_equivalent`), so that both share one set of names.
+    All nodes start with the same colour. In each round a node's new colour is a name
+    for the pair (its colour, the sorted list of its neighbours' colours): the rank of
+    that pair among all pairs present. To compare two graphs, refine their disjoint
+    union (:func:`wl_equivalent`), so that both share one set of names.
 
     Args:
         A: adjacency, (n, n).
-        rounds: number of refinement rounds (default n, enough for the partition to be stable).
+        rounds: number of refinement rounds (default n, enough for the partition to be
+            stable).
 
     Returns:
         The colouring after each round, round 0 first: ``rounds + 1`` lists of n ints.
@@ -273,17 +344,23 @@ def wl_colors(A: torch.Tensor, *, rounds: int | None = None) -> list[list[int]]:
     colors = [0] * n
     history = [colors]
     for _ in range(rounds):
-        signature = [(colors[i], tuple(sorted(colors[j] for j in neighbours[i]))) for i in range(n)]
-        name = {s: k for k, s in enumerate(sorted(set(signature)))}  # canonical: sorted order
+        signature = [
+            (colors[i], tuple(sorted(colors[j] for j in neighbours[i])))
+            for i in range(n)
+        ]
+        # canonical: sorted order
+        name = {s: k for k, s in enumerate(sorted(set(signature)))}
         colors = [name[s] for s in signature]
         history.append(colors)
     return history
 
 
 def wl_equivalent(A1: torch.Tensor, A2: torch.Tensor) -> bool:
-    """True if 1-WL cannot tell the two graphs apart (equal colour histograms in every round).
+    """True if 1-WL cannot tell the two graphs apart (equal colour histograms in every
+    round).
 
-    The graphs are refined together, as one disjoint union, so that colour names are shared.
+    The graphs are refined together, as one disjoint union, so that colour names are
+    shared.
     """
     A1, A2 = _adjacency(A1, "A1"), _adjacency(A2, "A2")
     if A1.shape != A2.shape:

@@ -1,12 +1,15 @@
-"""Finite groups acting on coordinates: shifts, permutations, symmetrisation (Section 6.1).
+"""Finite groups acting on coordinates: shifts, permutations, symmetrisation
+(Section 6.1).
 
-Every group in this module acts by *permuting the entries along one axis* of a tensor. An
-element is stored as an index tensor ``p`` of length ``n`` and acts by ``g . x = x[p]`` along
-that axis, i.e. by the permutation matrix ``P`` with ``P[i, p[i]] = 1`` (so ``g . x = P x``).
-The cyclic shift by ``s`` is ``p = (arange(n) - s) mod n``, which is ``torch.roll(x, s)``.
-A group is a tensor of shape ``(|G|, n)``, one element per row.
+Every group in this module acts by *permuting the entries along one axis* of a tensor.
+An element is stored as an index tensor ``p`` of length ``n`` and acts by
+``g . x = x[p]`` along that axis, i.e. by the permutation matrix ``P`` with
+``P[i, p[i]] = 1`` (so ``g . x = P x``). The cyclic shift by ``s`` is
+``p = (arange(n) - s) mod n``, which is ``torch.roll(x, s)``. A group is a tensor of
+shape ``(|G|, n)``, one element per row.
 
-Symmetrisation (book eqs. ``eq-sym-invariant-average`` and ``eq-sym-equivariant-average``)::
+Symmetrisation (book eqs. ``eq-sym-invariant-average`` and
+``eq-sym-equivariant-average``)::
 
     f_inv(x) = 1/|G| sum_g f(g . x)            f_eq(x) = 1/|G| sum_g g^{-1} . f(g . x)
 """
@@ -43,8 +46,12 @@ def _check_perm(p: object, name: str = "perm") -> torch.Tensor:
     if p.dtype not in (torch.int64, torch.int32):
         raise TypeError(f"{name} must be an integer tensor, got dtype {p.dtype}")
     n = p.shape[0]
-    if n == 0 or not torch.equal(torch.sort(p.cpu()).values, torch.arange(n, dtype=p.dtype)):
-        raise ValueError(f"{name} must be a permutation of 0..n-1, got {p.tolist()[:12]}")
+    if n == 0 or not torch.equal(
+        torch.sort(p.cpu()).values, torch.arange(n, dtype=p.dtype)
+    ):
+        raise ValueError(
+            f"{name} must be a permutation of 0..n-1, got {p.tolist()[:12]}"
+        )
     return p.long()
 
 
@@ -52,8 +59,8 @@ def _check_group(group: object) -> torch.Tensor:
     group = check_tensor(group, "group", ndim=2, shape_doc="(|G|, n)")
     if group.dtype not in (torch.int64, torch.int32) or group.shape[0] == 0:
         raise ValueError(
-            f"group must be a non-empty integer tensor (|G|, n), got dtype {group.dtype} "
-            f"and shape {tuple(group.shape)}"
+            f"group must be a non-empty integer tensor (|G|, n), got dtype "
+            f"{group.dtype} and shape {tuple(group.shape)}"
         )
     return group.long()
 
@@ -65,7 +72,8 @@ def cyclic_group(n: int) -> torch.Tensor:
         n: the length of the signals, n >= 1.
 
     Returns:
-        An int64 tensor (n, n); ``act(x, group[s])`` equals ``torch.roll(x, s, dims=-1)``.
+        An int64 tensor (n, n); ``act(x, group[s])`` equals
+        ``torch.roll(x, s, dims=-1)``.
     """
     n = check_int(n, "n", min_value=1)
     i = torch.arange(n)
@@ -86,7 +94,8 @@ def symmetric_group(n: int) -> torch.Tensor:
 
 
 def random_permutation(n: int, *, generator: torch.Generator) -> torch.Tensor:
-    """A uniformly random permutation of ``0..n-1``, drawn from ``generator`` (CPU, int64)."""
+    """A uniformly random permutation of ``0..n-1``, drawn from ``generator`` (CPU,
+    int64)."""
     n = check_int(n, "n", min_value=1)
     check_generator(generator)
     return torch.randperm(n, generator=generator)
@@ -98,7 +107,9 @@ def inverse(perm: torch.Tensor) -> torch.Tensor:
     return torch.argsort(perm)
 
 
-def permutation_matrix(perm: torch.Tensor, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+def permutation_matrix(
+    perm: torch.Tensor, dtype: torch.dtype = torch.float64
+) -> torch.Tensor:
     """The matrix P with ``P x = x[perm]``, i.e. ``P[i, perm[i]] = 1``; shape (n, n)."""
     perm = _check_perm(perm)
     n = perm.shape[0]
@@ -108,7 +119,8 @@ def permutation_matrix(perm: torch.Tensor, dtype: torch.dtype = torch.float64) -
 
 
 def act(x: torch.Tensor, perm: torch.Tensor, dim: int = -1) -> torch.Tensor:
-    """Apply the group element ``perm`` to ``x`` along axis ``dim``: ``x[..., perm, ...]``.
+    """Apply the group element ``perm`` to ``x`` along axis ``dim``:
+    ``x[..., perm, ...]``.
 
     Args:
         x: any tensor whose axis ``dim`` has length n.
@@ -124,13 +136,17 @@ def act(x: torch.Tensor, perm: torch.Tensor, dim: int = -1) -> torch.Tensor:
         raise ValueError(f"dim must be a valid axis of x (ndim {x.ndim}), got {dim}")
     if x.shape[dim] != perm.shape[0]:
         raise ValueError(
-            f"perm has length {perm.shape[0]} but x has {x.shape[dim]} entries along dim {dim}"
+            f"perm has length {perm.shape[0]} but x has {x.shape[dim]} entries along "
+            f"dim {dim}"
         )
     return x.index_select(dim, perm.to(x.device))
 
 
 def symmetrize_invariant(
-    f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, group: torch.Tensor, dim: int = -1
+    f: Callable[[torch.Tensor], torch.Tensor],
+    x: torch.Tensor,
+    group: torch.Tensor,
+    dim: int = -1,
 ) -> torch.Tensor:
     """The group average ``1/|G| sum_g f(g . x)``, invariant under the group.
 
@@ -163,11 +179,12 @@ def symmetrize_equivariant(
 ) -> torch.Tensor:
     """The equivariant average ``1/|G| sum_g g^{-1} . f(g . x)``.
 
-    Book eq. ``eq-sym-equivariant-average``. The group acts on axis ``dim`` of the input and
-    on axis ``out_dim`` of the output (default: the same axis).
+    Book eq. ``eq-sym-equivariant-average``. The group acts on axis ``dim`` of the input
+    and on axis ``out_dim`` of the output (default: the same axis).
 
     Args:
-        f: a function whose output has an axis of the same length n as the input's axis ``dim``.
+        f: a function whose output has an axis of the same length n as the input's axis
+            ``dim``.
         x: the input.
         group: the elements, shape (|G|, n).
         dim: the axis of ``x`` the group acts on.
@@ -188,7 +205,10 @@ def symmetrize_equivariant(
 
 
 def invariance_error(
-    f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, perm: torch.Tensor, dim: int = -1
+    f: Callable[[torch.Tensor], torch.Tensor],
+    x: torch.Tensor,
+    perm: torch.Tensor,
+    dim: int = -1,
 ) -> float:
     """``max |f(g . x) - f(x)|`` for one group element ``perm``."""
     return (f(act(x, perm, dim)) - f(x)).abs().max().item()
@@ -201,7 +221,8 @@ def equivariance_error(
     dim: int = -1,
     out_dim: int | None = None,
 ) -> float:
-    """``max |f(g . x) - g . f(x)|`` for one group element ``perm`` (0 for an equivariant f).
+    """``max |f(g . x) - g . f(x)|`` for one group element ``perm`` (0 for an
+    equivariant f).
 
     Book eq. ``eq-sym-equivariance``.
     """
@@ -222,8 +243,11 @@ def quadratic_features(X: torch.Tensor) -> torch.Tensor:
     return X[:, i] * X[:, j]  # (m, n(n+1)/2)
 
 
-def min_norm_least_squares(Phi: torch.Tensor, y: torch.Tensor, *, rtol: float = 1e-10) -> torch.Tensor:
-    """The minimum-norm least-squares weights ``pinv(Phi) y`` (works when Phi is rank deficient).
+def min_norm_least_squares(
+    Phi: torch.Tensor, y: torch.Tensor, *, rtol: float = 1e-10
+) -> torch.Tensor:
+    """The minimum-norm least-squares weights ``pinv(Phi) y`` (works when Phi is rank
+    deficient).
 
     Args:
         Phi: features, (m, p).

@@ -1,12 +1,15 @@
-"""Spectral graph theory: Laplacians, the graph Fourier basis and spectral filters (Section 6.6).
+"""Spectral graph theory: Laplacians, the graph Fourier basis and spectral filters
+(Section 6.6).
 
 - combinatorial Laplacian ``L = D - A``; normalised ``L_sym = I - D^{-1/2} A D^{-1/2}``
-                                                                            (eq-sym-laplacian)
-- graph Fourier basis: the orthonormal eigenvectors U of ``L = U Lambda U^T``; the graph
-  Fourier transform of x is ``U^T x``                                       (def-sym-gft)
-- spectral filter ``G(L) x = U G(Lambda) U^T x``; polynomial filter ``sum_k alpha_k L^k x``,
-  which equals ``U (sum_k alpha_k Lambda^k) U^T x``                         (eq-sym-poly-filter)
-- spectral convolution of two signals ``x *_G y = U ((U^T x) . (U^T y))``    (eq-sym-graph-conv)
+                                                                      (eq-sym-laplacian)
+- graph Fourier basis: the orthonormal eigenvectors U of ``L = U Lambda U^T``; the
+  graph Fourier transform of x is ``U^T x``                                (def-sym-gft)
+- spectral filter ``G(L) x = U G(Lambda) U^T x``; polynomial filter
+  ``sum_k alpha_k L^k x``, which equals ``U (sum_k alpha_k Lambda^k) U^T x``
+                                                                    (eq-sym-poly-filter)
+- spectral convolution of two signals ``x *_G y = U ((U^T x) . (U^T y))``
+                                                                     (eq-sym-graph-conv)
 """
 
 from __future__ import annotations
@@ -29,15 +32,17 @@ __all__ = [
 
 
 def laplacian(A: torch.Tensor, kind: str = "combinatorial") -> torch.Tensor:
-    """The graph Laplacian: ``"combinatorial"`` D - A or ``"normalized"`` I - D^{-1/2} A D^{-1/2}.
+    """The graph Laplacian: ``"combinatorial"`` D - A or ``"normalized"`` I - D^{-1/2} A
+    D^{-1/2}.
 
-    Both are symmetric positive semidefinite; the nullity of each is the number of connected
-    components (book ``thm-sym-laplacian``). The normalised form is computed as
-    ``D^{-1/2} (D - A) D^{-1/2}``, so an isolated node gets a zero row (Chung's convention) and
-    still counts as a component.
+    Both are symmetric positive semidefinite; the nullity of each is the number of
+    connected components (book ``thm-sym-laplacian``). The normalised form is computed
+    as ``D^{-1/2} (D - A) D^{-1/2}``, so an isolated node gets a zero row (Chung's
+    convention) and still counts as a component.
 
     Args:
-        A: adjacency, (n, n) (symmetric, zero diagonal), or a sparse COO tensor (combinatorial only).
+        A: adjacency, (n, n) (symmetric, zero diagonal), or a sparse COO tensor
+            (combinatorial only).
         kind: which Laplacian.
 
     Returns:
@@ -46,12 +51,16 @@ def laplacian(A: torch.Tensor, kind: str = "combinatorial") -> torch.Tensor:
     check_choice(kind, "kind", ["combinatorial", "normalized"])
     if isinstance(A, torch.Tensor) and A.is_sparse:
         if kind != "combinatorial":
-            raise ValueError(f"kind must be 'combinatorial' for a sparse A, got {kind!r}")
+            raise ValueError(
+                f"kind must be 'combinatorial' for a sparse A, got {kind!r}"
+            )
         A = A.coalesce()
         n = A.shape[0]
         deg = torch.sparse.sum(A, dim=1).to_dense()
         idx = torch.arange(n, device=A.device)
-        D = torch.sparse_coo_tensor(torch.stack([idx, idx]), deg, (n, n), check_invariants=True)
+        D = torch.sparse_coo_tensor(
+            torch.stack([idx, idx]), deg, (n, n), check_invariants=True
+        )
         return (D - A).coalesce()
     A = check_tensor(A, "A", ndim=2, floating=True, shape_doc="(n, n)")
     normalized_adjacency(A)  # validates: square, symmetric, zero diagonal
@@ -59,7 +68,9 @@ def laplacian(A: torch.Tensor, kind: str = "combinatorial") -> torch.Tensor:
     L = torch.diag(deg) - A
     if kind == "combinatorial":
         return L
-    inv_sqrt = torch.where(deg > 0, deg.clamp_min(1e-300).rsqrt(), torch.zeros_like(deg))
+    inv_sqrt = torch.where(
+        deg > 0, deg.clamp_min(1e-300).rsqrt(), torch.zeros_like(deg)
+    )
     return inv_sqrt[:, None] * L * inv_sqrt[None, :]  # D^{-1/2} (D - A) D^{-1/2}
 
 
@@ -70,7 +81,8 @@ def graph_fourier_basis(L: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         L: a symmetric Laplacian, (n, n).
 
     Returns:
-        ``(lam, U)``: lam (n,), U (n, n) with ``L = U diag(lam) U^T`` (eq. ``def-sym-gft``).
+        ``(lam, U)``: lam (n,), U (n, n) with ``L = U diag(lam) U^T`` (eq.
+        ``def-sym-gft``).
     """
     L = check_tensor(L, "L", ndim=2, floating=True, shape_doc="(n, n)")
     if L.shape[0] != L.shape[1]:
@@ -78,8 +90,11 @@ def graph_fourier_basis(L: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.linalg.eigh(L)
 
 
-def spectral_filter(L: torch.Tensor, x: torch.Tensor, g: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
-    """``U g(Lambda) U^T x``: filter x by the response ``g`` of each graph frequency. Costs O(n^3).
+def spectral_filter(
+    L: torch.Tensor, x: torch.Tensor, g: Callable[[torch.Tensor], torch.Tensor]
+) -> torch.Tensor:
+    """``U g(Lambda) U^T x``: filter x by the response ``g`` of each graph frequency.
+    Costs O(n^3).
 
     Args:
         L: Laplacian, (n, n).
@@ -92,7 +107,10 @@ def spectral_filter(L: torch.Tensor, x: torch.Tensor, g: Callable[[torch.Tensor]
     lam, U = graph_fourier_basis(L)
     x = check_tensor(x, "x", floating=True)
     if x.shape[0] != L.shape[0] or x.ndim > 2:
-        raise ValueError(f"x must have shape (n,) or (n, c) with n = {L.shape[0]}, got {tuple(x.shape)}")
+        raise ValueError(
+            f"x must have shape (n,) or (n, c) with n = {L.shape[0]}, got "
+            f"{tuple(x.shape)}"
+        )
     response = g(lam)  # (n,)
     xh = U.T @ x  # graph Fourier transform
     return U @ (response[:, None] * xh if x.ndim == 2 else response * xh)
@@ -105,8 +123,11 @@ def _alphas(alphas: object) -> torch.Tensor:
     return alphas
 
 
-def polynomial_filter(L: torch.Tensor, x: torch.Tensor, alphas: torch.Tensor) -> torch.Tensor:
-    """``sum_k alpha_k L^k x`` by Horner's rule: K products with L, no eigendecomposition.
+def polynomial_filter(
+    L: torch.Tensor, x: torch.Tensor, alphas: torch.Tensor
+) -> torch.Tensor:
+    """``sum_k alpha_k L^k x`` by Horner's rule: K products with L, no
+    eigendecomposition.
 
     With a sparse L each product costs O(|E|), so the filter costs O(K |E|) (eq.
     ``eq-sym-poly-filter``).
@@ -130,16 +151,20 @@ def polynomial_filter(L: torch.Tensor, x: torch.Tensor, alphas: torch.Tensor) ->
 
 
 def polynomial_filter_matrix(L: torch.Tensor, alphas: torch.Tensor) -> torch.Tensor:
-    """The matrix ``sum_k alpha_k L^k``, (n, n); its (i, j) entry vanishes beyond K hops."""
+    """The matrix ``sum_k alpha_k L^k``, (n, n); its (i, j) entry vanishes beyond K
+    hops."""
     L = check_tensor(L, "L", ndim=2, floating=True, shape_doc="(n, n)")
-    return polynomial_filter(L, torch.eye(L.shape[0], dtype=L.dtype, device=L.device), alphas)
+    return polynomial_filter(
+        L, torch.eye(L.shape[0], dtype=L.dtype, device=L.device), alphas
+    )
 
 
 def graph_conv(x: torch.Tensor, y: torch.Tensor, U: torch.Tensor) -> torch.Tensor:
-    """Spectral convolution ``U ((U^H x) . (U^H y))`` in a (possibly complex) orthonormal basis U.
+    """Spectral convolution ``U ((U^H x) . (U^H y))`` in a (possibly complex)
+    orthonormal basis U.
 
-    Eq. ``eq-sym-graph-conv``. On the cycle, with U the unitary DFT basis, this is sqrt(n)^-1
-    times the circular convolution of Section 6.2.
+    Eq. ``eq-sym-graph-conv``. On the cycle, with U the unitary DFT basis, this is
+    sqrt(n)^-1 times the circular convolution of Section 6.2.
 
     Args:
         x, y: signals, (n,).

@@ -1,12 +1,14 @@
-"""One small training loop for the chapter's sample-efficiency experiments (Sections 6.3-6.5).
+"""One small training loop for the chapter's sample-efficiency experiments
+(Sections 6.3-6.5).
 
-Full-batch Adam on a cross-entropy (classification) or halved mean-squared (regression) loss.
-The Adam update is the book's own (:func:`flt_lib.optim.adaptive.adam_step`, Section 3.3),
-applied to every parameter tensor; it matches ``torch.optim.Adam`` to round-off and avoids
-the one-off cost (seconds) of the first ``torch.optim`` step, which imports ``torch._dynamo``.
-A model maps its whole input to one prediction per example; for node classification the
-"examples" are the nodes of one graph and ``train_index``/``test_index`` pick the labelled and
-the held-out nodes of the same forward pass.
+Full-batch Adam on a cross-entropy (classification) or halved mean-squared (regression)
+loss. The Adam update is the book's own (:func:`flt_lib.optim.adaptive.adam_step`,
+Section 3.3), applied to every parameter tensor; it matches ``torch.optim.Adam`` to
+round-off and avoids the one-off cost (seconds) of the first ``torch.optim`` step, which
+imports ``torch._dynamo``. A model maps its whole input to one prediction per example;
+for node classification the "examples" are the nodes of one graph and
+``train_index``/``test_index`` pick the labelled and the held-out nodes of the same
+forward pass.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ class FitResult:
     """What :func:`fit` returns."""
 
     losses: torch.Tensor   # (steps,) training loss before every step, on the CPU
-    train_metric: float    # accuracy (classification) or mean squared error on the training set
+    train_metric: float    # accuracy (classification) or mean squared error on the
+                           # training set
     test_metric: float     # the same metric on the test set (or test nodes)
     metric: str            # "accuracy" or "mse"
 
@@ -53,21 +56,26 @@ def fit(
     test_index: torch.Tensor | None = None,
     weight_decay: float = 0.0,
 ) -> FitResult:
-    """Train ``model`` in place by full-batch Adam; report train and test metrics at the end.
+    """Train ``model`` in place by full-batch Adam; report train and test metrics at the
+    end.
 
     Either give a separate test set (``X_test``, ``y_test``), or give index tensors
-    ``train_index`` and ``test_index`` into the rows of ``model(X)`` (one graph, many nodes).
+    ``train_index`` and ``test_index`` into the rows of ``model(X)`` (one graph, many
+    nodes).
 
     Args:
-        model: maps ``X`` to predictions, (n, k) logits or (n,) / (n, k) regression outputs.
+        model: maps ``X`` to predictions, (n, k) logits or (n,) / (n, k) regression
+            outputs.
         X: the training input (any shape the model accepts), or a tuple of inputs, as in
             ``(X, A_hat)`` for a graph network, passed as ``model(*X)``.
         y: targets: int64 class labels (n,) for classification, floats for regression.
-        task: ``"classification"`` (cross-entropy) or ``"regression"`` (halved squared error).
+        task: ``"classification"`` (cross-entropy) or ``"regression"`` (halved squared
+            error).
         lr: Adam step size, > 0.
         steps: number of Adam steps, >= 1.
         X_test, y_test: a held-out set (used when no index tensors are given).
-        train_index, test_index: int64 index tensors into the predictions (both or neither).
+        train_index, test_index: int64 index tensors into the predictions (both or
+            neither).
         weight_decay: Adam's L2 penalty, >= 0.
 
     Returns:
@@ -89,7 +97,9 @@ def fit(
     if not by_index and (X_test is None or y_test is None):
         raise ValueError("give either X_test and y_test, or train_index and test_index")
     if task == "classification" and y.dtype != torch.int64:
-        raise TypeError(f"y must hold int64 class labels for classification, got {y.dtype}")
+        raise TypeError(
+            f"y must hold int64 class labels for classification, got {y.dtype}"
+        )
 
     def loss_fn(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         if task == "classification":
@@ -107,7 +117,8 @@ def fit(
         grads = torch.autograd.grad(loss, params)
         with torch.no_grad():
             for i, (p, g) in enumerate(zip(params, grads)):
-                g = g + weight_decay * p if weight_decay else g  # L2 penalty, as torch.optim.Adam
+                # L2 penalty, as torch.optim.Adam
+                g = g + weight_decay * p if weight_decay else g
                 new, states[i] = adam_step(p.detach(), g, states[i], config)
                 p.copy_(new)
         losses[t] = loss.item()
