@@ -1,15 +1,17 @@
-"""Backpropagation through time, the gradient bound, truncation and clipping (Section 4.2).
+"""Backpropagation through time, the gradient bound, truncation and clipping (Section
+4.2).
 
 For an Elman layer (eq-rnn-elman) with a linear read-out y_hat_t = W z_t and the loss
 
-    L = 1/2 sum_b sum_t ||W z_t - y_t||^2,                                   (eq-rnn-loss)
+    L = 1/2 sum_b sum_t ||W z_t - y_t||^2,                                 (eq-rnn-loss)
 
 :func:`bptt` computes every gradient by hand with the backward recursion (eq-rnn-bptt)
 
-    delta_t = W^T (y_hat_t - y_t) + U^T (phi'(a_{t+1}) * delta_{t+1}),   delta_{T+1} = 0,
+    delta_t = W^T (y_hat_t - y_t) + U^T (phi'(a_{t+1}) * delta_{t+1}),  delta_{T+1} = 0,
 
-where delta_t = dL/dz_t and a_t = U z_{t-1} + V x_t + b (Werbos 1990). With ``truncate=k`` each
-loss term sends its gradient back through at most k steps (Williams & Peng 1990).
+where delta_t = dL/dz_t and a_t = U z_{t-1} + V x_t + b (Werbos 1990). With
+``truncate=k`` each loss term sends its gradient back through at most k steps
+(Williams & Peng 1990).
 
 The Jacobian of one step is J_t = dz_t/dz_{t-1} = diag(phi'(a_t)) U, so
 ||dz_T/dz_t|| <= prod ||J_s|| <= (alpha sigma_1(U))^(T-t) with alpha = sup |phi'|
@@ -48,7 +50,8 @@ class BPTTResult:
     dV: torch.Tensor    # (m, n) dL/dV
     db: torch.Tensor    # (m,) dL/db
     dW: torch.Tensor    # (q, m) dL/dW, the read-out's gradient
-    delta: torch.Tensor  # (B, T, m) dL/dz_t (full BPTT) or the local errors W^T(y_hat - y) (truncated)
+    # (B, T, m) dL/dz_t (full BPTT) or the local errors W^T(y_hat - y) (truncated)
+    delta: torch.Tensor
 
 
 def readout_loss(Z: torch.Tensor, W: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:
@@ -61,7 +64,9 @@ def readout_loss(Z: torch.Tensor, W: torch.Tensor, Y: torch.Tensor) -> torch.Ten
     """
     check_tensor(Z, "Z", ndim=3, floating=True, shape_doc="(B, T, m)")
     check_tensor(W, "W", shape=(None, Z.shape[-1]), floating=True, shape_doc="(q, m)")
-    check_tensor(Y, "Y", shape=(*Z.shape[:2], W.shape[0]), floating=True, shape_doc="(B, T, q)")
+    check_tensor(
+        Y, "Y", shape=(*Z.shape[:2], W.shape[0]), floating=True, shape_doc="(B, T, q)"
+    )
     return 0.5 * ((Z @ W.T - Y) ** 2).sum()
 
 
@@ -69,7 +74,8 @@ def bptt(
     x: torch.Tensor, w: ElmanWeights, W: torch.Tensor, Y: torch.Tensor, *,
     activation: str = "tanh", truncate: int | None = None,
 ) -> BPTTResult:
-    """Gradients of the read-out loss by hand-written backpropagation through time (eq-rnn-bptt).
+    """Gradients of the read-out loss by hand-written backpropagation through time
+    (eq-rnn-bptt).
 
     Args:
         x: inputs, (B, T, n).
@@ -77,7 +83,8 @@ def bptt(
         W: read-out, (q, m).
         Y: targets, (B, T, q).
         activation: "tanh", "relu" or "linear".
-        truncate: None for full BPTT; k >= 1 to let each loss term reach back only k steps.
+        truncate: None for full BPTT; k >= 1 to let each loss term reach back only k
+            steps.
 
     Returns:
         A :class:`BPTTResult`.
@@ -87,14 +94,17 @@ def bptt(
     _, dphi = activation_fn(activation)
     B, T, m = Z.shape
     Zprev = torch.cat([Z.new_zeros(B, 1, m), Z[:, :-1]], dim=1)   # z_{t-1}, (B, T, m)
-    A = Zprev @ w.U.T + x @ w.V.T + w.b                   # pre-activations a_t, (B, T, m)
+    # pre-activations a_t, (B, T, m)
+    A = Zprev @ w.U.T + x @ w.V.T + w.b
     D = dphi(A)                                           # phi'(a_t), (B, T, m)
     R = Z @ W.T - Y                                       # residuals, (B, T, q)
-    E = R @ W                                             # local errors W^T r_t, (B, T, m)
+    # local errors W^T r_t, (B, T, m)
+    E = R @ W
     G = torch.zeros_like(Z)                               # dL/da_t, (B, T, m)
     if truncate is None:
         delta = torch.zeros_like(Z)
-        carry = Z.new_zeros(B, m)                         # U^T (phi'(a_{t+1}) delta_{t+1})
+        # U^T (phi'(a_{t+1}) delta_{t+1})
+        carry = Z.new_zeros(B, m)
         for t in range(T - 1, -1, -1):
             delta[:, t] = E[:, t] + carry
             G[:, t] = D[:, t] * delta[:, t]
@@ -104,7 +114,8 @@ def bptt(
         delta = E
         for s in range(T):                                # loss term l_s ...
             d = E[:, s]
-            for t in range(s, max(s - k, -1), -1):        # ... reaches a_s, ..., a_{s-k+1}
+            # ... reaches a_s, ..., a_{s-k+1}
+            for t in range(s, max(s - k, -1), -1):
                 g = D[:, t] * d
                 G[:, t] += g
                 d = g @ w.U
@@ -114,8 +125,11 @@ def bptt(
     return BPTTResult(loss=loss, dU=dU, dV=dV, db=G.sum(dim=(0, 1)), dW=dW, delta=delta)
 
 
-def step_jacobians(x: torch.Tensor, w: ElmanWeights, *, activation: str = "tanh") -> torch.Tensor:
-    """The one-step Jacobians J_t = dz_t/dz_{t-1} = diag(phi'(a_t)) U along one trajectory.
+def step_jacobians(
+    x: torch.Tensor, w: ElmanWeights, *, activation: str = "tanh"
+) -> torch.Tensor:
+    """The one-step Jacobians J_t = dz_t/dz_{t-1} = diag(phi'(a_t)) U along one
+    trajectory.
 
     Args:
         x: one input sequence, (T, n).
@@ -130,11 +144,13 @@ def step_jacobians(x: torch.Tensor, w: ElmanWeights, *, activation: str = "tanh"
     Zprev = torch.cat([Z.new_zeros(1, w.m), Z[:-1]], dim=0)
     A = Zprev @ w.U.T + x @ w.V.T + w.b                          # (T, m)
     _, dphi = activation_fn(activation)
-    return dphi(A).unsqueeze(-1) * w.U                           # rows scaled: diag(phi') U
+    # rows scaled: diag(phi') U
+    return dphi(A).unsqueeze(-1) * w.U
 
 
 def jacobian_norms(J: torch.Tensor) -> torch.Tensor:
-    """Spectral norms ||dz_T/dz_{T-k}||_2 = ||J_T J_{T-1} ... J_{T-k+1}||_2 for k = 0, ..., T.
+    """Spectral norms ||dz_T/dz_{T-k}||_2 = ||J_T J_{T-1} ... J_{T-k+1}||_2
+    for k = 0, ..., T.
 
     Args:
         J: step Jacobians, (T, m, m), e.g. from :func:`step_jacobians`.
@@ -153,11 +169,15 @@ def jacobian_norms(J: torch.Tensor) -> torch.Tensor:
     return torch.stack(norms)
 
 
-def clip_by_norm(grads: Sequence[torch.Tensor], threshold: float) -> tuple[list[torch.Tensor], float]:
-    """Rescale gradients so that their joint norm is at most ``threshold`` (eq-rnn-clip).
+def clip_by_norm(
+    grads: Sequence[torch.Tensor], threshold: float
+) -> tuple[list[torch.Tensor], float]:
+    """Rescale gradients so that their joint norm is at most ``threshold``
+    (eq-rnn-clip).
 
-    g <- g * min(1, threshold / ||g||), with ||g|| the Euclidean norm of all entries together
-    (Pascanu, Mikolov & Bengio 2013). The direction is kept; only the length is capped.
+    g <- g * min(1, threshold / ||g||), with ||g|| the Euclidean norm of all entries
+    together (Pascanu, Mikolov & Bengio 2013). The direction is kept; only the length is
+    capped.
 
     Args:
         grads: tensors (any shapes).
@@ -187,11 +207,13 @@ class CliffRun:
 
 
 def cliff_model(params: torch.Tensor, *, T: int = 50, z0: float = 0.5) -> torch.Tensor:
-    """Final state of the one-unit linear RNN z_t = w z_{t-1} + b after T steps (eq-rnn-cliff).
+    """Final state of the one-unit linear RNN z_t = w z_{t-1} + b after T steps
+    (eq-rnn-cliff).
 
-    z_T = w^T z_0 + b (1 + w + ... + w^(T-1)). For |w| < 1 this is close to b / (1 - w) and
-    varies gently; for |w| > 1 it grows like |w|^T, so the loss surface rises as a steep wall
-    ("cliff") near |w| = 1, where dz_T/dw is of order T |w|^(T-1) (Pascanu et al. 2013, Section 3).
+    z_T = w^T z_0 + b (1 + w + ... + w^(T-1)). For |w| < 1 this is close to b / (1 - w)
+    and varies gently; for |w| > 1 it grows like |w|^T, so the loss surface rises as a
+    steep wall ("cliff") near |w| = 1, where dz_T/dw is of order T |w|^(T-1)
+    (Pascanu et al. 2013, Section 3).
 
     Args:
         params: (2,) tensor (w, b), or (..., 2) for many parameter pairs at once.
@@ -203,7 +225,9 @@ def cliff_model(params: torch.Tensor, *, T: int = 50, z0: float = 0.5) -> torch.
     """
     check_tensor(params, "params", floating=True, shape_doc="(..., 2)")
     if params.shape[-1] != 2:
-        raise ValueError(f"params must have shape (..., 2) = (w, b), got {tuple(params.shape)}")
+        raise ValueError(
+            f"params must have shape (..., 2) = (w, b), got {tuple(params.shape)}"
+        )
     T = check_int(T, "T", min_value=1)
     w, b = params[..., 0], params[..., 1]
     z = torch.full_like(w, float(z0))

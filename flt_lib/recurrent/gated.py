@@ -1,21 +1,23 @@
 """Gated memory: the LSTM and GRU cells, and the adding problem (Section 4.3).
 
-LSTM (Hochreiter & Schmidhuber 1997, with the forget gate of Gers et al. 2000), in PyTorch's
-gate order (i, f, g, o): with s_t = [x_t; h_{t-1}],
+LSTM (Hochreiter & Schmidhuber 1997, with the forget gate of Gers et al. 2000), in
+PyTorch's gate order (i, f, g, o): with s_t = [x_t; h_{t-1}],
 
     i_t = sigma(W_i s_t + b_i)      input gate: how much of the candidate to write
     f_t = sigma(W_f s_t + b_f)      forget gate: how much of the old cell to keep
     g_t = tanh(W_g s_t + b_g)       candidate cell content (the "new information")
     o_t = sigma(W_o s_t + b_o)      output gate: how much of the cell to expose
-    c_t = f_t * c_{t-1} + i_t * g_t,   h_t = o_t * tanh(c_t).               (eq-rnn-lstm)
+    c_t = f_t * c_{t-1} + i_t * g_t,   h_t = o_t * tanh(c_t).             (eq-rnn-lstm)
 
-GRU (Cho et al. 2014), in PyTorch's form (the reset gate multiplies U h + b after the product):
+GRU (Cho et al. 2014), in PyTorch's form (the reset gate multiplies U h + b after the
+product):
 
-    r_t = sigma(...),  u_t = sigma(...),  n_t = tanh(W_n x_t + b_n + r_t * (U_n h_{t-1} + c_n)),
+    r_t = sigma(...),  u_t = sigma(...),
+    n_t = tanh(W_n x_t + b_n + r_t * (U_n h_{t-1} + c_n)),
     h_t = (1 - u_t) * n_t + u_t * h_{t-1}.                                  (eq-rnn-gru)
 
-The adding problem (Hochreiter & Schmidhuber 1997; here in the form of Le et al. 2015) asks for
-the sum of the two numbers marked in a long sequence.
+The adding problem (Hochreiter & Schmidhuber 1997; here in the form of Le et al. 2015)
+asks for the sum of the two numbers marked in a long sequence.
 """
 
 from __future__ import annotations
@@ -25,7 +27,13 @@ from dataclasses import dataclass
 
 import torch
 
-from flt_lib._validate import check_choice, check_generator, check_int, check_real, check_tensor
+from flt_lib._validate import (
+    check_choice,
+    check_generator,
+    check_int,
+    check_real,
+    check_tensor,
+)
 from flt_lib.optim.adaptive import AdamConfig, AdamState, adam_init, adam_step
 from flt_lib.recurrent.bptt import clip_by_norm
 
@@ -49,10 +57,15 @@ __all__ = [
 def _check_stacked(Wx: object, Wh: object, k: int, names: tuple[str, str]) -> int:
     check_tensor(Wh, names[1], ndim=2, floating=True, shape_doc=f"({k}m, m)")
     m = Wh.shape[1]
-    check_tensor(Wh, names[1], shape=(k * m, m), shape_doc=f"({k}m, m) = ({k * m}, {m})")
+    check_tensor(
+        Wh, names[1], shape=(k * m, m), shape_doc=f"({k}m, m) = ({k * m}, {m})"
+    )
     check_tensor(Wx, names[0], ndim=2, floating=True, shape_doc=f"({k}m, n)")
     if Wx.shape[0] != k * m:
-        raise ValueError(f"{names[0]} must have shape ({k}m, n) with m = {m}, got {tuple(Wx.shape)}")
+        raise ValueError(
+            f"{names[0]} must have shape ({k}m, n) with m = {m}, got "
+            f"{tuple(Wx.shape)}"
+        )
     return m
 
 
@@ -66,7 +79,9 @@ class LSTMWeights:
 
     def __post_init__(self) -> None:
         m = _check_stacked(self.Wx, self.Wh, 4, ("Wx", "Wh"))
-        check_tensor(self.b, "b", shape=(4 * m,), floating=True, shape_doc=f"(4m,) = ({4 * m},)")
+        check_tensor(
+            self.b, "b", shape=(4 * m,), floating=True, shape_doc=f"(4m,) = ({4 * m},)"
+        )
 
     @property
     def m(self) -> int:
@@ -81,12 +96,19 @@ class GRUWeights:
     Wx: torch.Tensor  # (3m, n) input-to-gate weights (torch's weight_ih)
     Wh: torch.Tensor  # (3m, m) hidden-to-gate weights (torch's weight_hh)
     bx: torch.Tensor  # (3m,) input-side biases (torch's bias_ih)
-    bh: torch.Tensor  # (3m,) hidden-side biases (torch's bias_hh; its n-part sits inside r * (...))
+    # (3m,) hidden-side biases (torch's bias_hh; its n-part sits inside r * (...))
+    bh: torch.Tensor
 
     def __post_init__(self) -> None:
         m = _check_stacked(self.Wx, self.Wh, 3, ("Wx", "Wh"))
         for name in ("bx", "bh"):
-            check_tensor(getattr(self, name), name, shape=(3 * m,), floating=True, shape_doc=f"(3m,) = ({3 * m},)")
+            check_tensor(
+                getattr(self, name),
+                name,
+                shape=(3 * m,),
+                floating=True,
+                shape_doc=f"(3m,) = ({3 * m},)",
+            )
 
     @property
     def m(self) -> int:
@@ -107,13 +129,16 @@ def lstm_cell(
     gates = x_t @ w.Wx.T + h @ w.Wh.T + w.b              # (B, 4m)
     i, f, g, o = gates.chunk(4, dim=-1)
     i, f, g, o = torch.sigmoid(i), torch.sigmoid(f), torch.tanh(g), torch.sigmoid(o)
-    c = f * c + i * g                                   # the cell: keep some, write some
+    # the cell: keep some, write some
+    c = f * c + i * g
     h = o * torch.tanh(c)                               # the exposed state
     return h, c
 
 
 def lstm(
-    x: torch.Tensor, w: LSTMWeights, state: tuple[torch.Tensor, torch.Tensor] | None = None
+    x: torch.Tensor,
+    w: LSTMWeights,
+    state: tuple[torch.Tensor, torch.Tensor] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Run an LSTM layer over a sequence.
 
@@ -129,7 +154,10 @@ def lstm(
         raise TypeError(f"w must be an LSTMWeights, got {type(w).__name__}")
     check_tensor(x, "x", ndim=3, floating=True, shape_doc="(B, T, n)")
     if x.shape[-1] != w.Wx.shape[1]:
-        raise ValueError(f"x must have shape (B, T, n) with n = {w.Wx.shape[1]}, got {tuple(x.shape)}")
+        raise ValueError(
+            f"x must have shape (B, T, n) with n = {w.Wx.shape[1]}, got "
+            f"{tuple(x.shape)}"
+        )
     h, c = (x.new_zeros(x.shape[0], w.m),) * 2 if state is None else state
     H, C = [], []
     for x_t in x.unbind(1):
@@ -170,7 +198,10 @@ def gru(x: torch.Tensor, w: GRUWeights, h0: torch.Tensor | None = None) -> torch
         raise TypeError(f"w must be a GRUWeights, got {type(w).__name__}")
     check_tensor(x, "x", ndim=3, floating=True, shape_doc="(B, T, n)")
     if x.shape[-1] != w.Wx.shape[1]:
-        raise ValueError(f"x must have shape (B, T, n) with n = {w.Wx.shape[1]}, got {tuple(x.shape)}")
+        raise ValueError(
+            f"x must have shape (B, T, n) with n = {w.Wx.shape[1]}, got "
+            f"{tuple(x.shape)}"
+        )
     h = x.new_zeros(x.shape[0], w.m) if h0 is None else h0
     H = []
     for x_t in x.unbind(1):
@@ -183,10 +214,21 @@ def from_torch_lstm(module: torch.nn.LSTM) -> LSTMWeights:
     """Read the weights of a one-layer, unidirectional ``torch.nn.LSTM`` with biases."""
     if not isinstance(module, torch.nn.LSTM):
         raise TypeError(f"module must be a torch.nn.LSTM, got {type(module).__name__}")
-    if module.num_layers != 1 or module.bidirectional or not module.bias or module.proj_size:
-        raise ValueError("module must have one layer, one direction, biases and no projection")
+    if (
+        module.num_layers != 1
+        or module.bidirectional
+        or not module.bias
+        or module.proj_size
+    ):
+        raise ValueError(
+            "module must have one layer, one direction, biases and no projection"
+        )
     get = lambda name: getattr(module, name).detach().clone()  # noqa: E731
-    return LSTMWeights(Wx=get("weight_ih_l0"), Wh=get("weight_hh_l0"), b=get("bias_ih_l0") + get("bias_hh_l0"))
+    return LSTMWeights(
+        Wx=get("weight_ih_l0"),
+        Wh=get("weight_hh_l0"),
+        b=get("bias_ih_l0") + get("bias_hh_l0"),
+    )
 
 
 def from_torch_gru(module: torch.nn.GRU) -> GRUWeights:
@@ -196,17 +238,24 @@ def from_torch_gru(module: torch.nn.GRU) -> GRUWeights:
     if module.num_layers != 1 or module.bidirectional or not module.bias:
         raise ValueError("module must have one layer, one direction and biases")
     get = lambda name: getattr(module, name).detach().clone()  # noqa: E731
-    return GRUWeights(Wx=get("weight_ih_l0"), Wh=get("weight_hh_l0"), bx=get("bias_ih_l0"), bh=get("bias_hh_l0"))
+    return GRUWeights(
+        Wx=get("weight_ih_l0"),
+        Wh=get("weight_hh_l0"),
+        bx=get("bias_ih_l0"),
+        bh=get("bias_hh_l0"),
+    )
 
 
 def adding_problem(
-    batch_size: int, T: int, *, generator: torch.Generator, dtype: torch.dtype = torch.float32
+    batch_size: int, T: int, *, generator: torch.Generator,
+    dtype: torch.dtype = torch.float32,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Sequences of the adding problem, with one marker in each half (Le et al. 2015).
 
-    Channel 0 holds numbers uniform on [0, 1]; channel 1 is 0 except for two 1s, one at a
-    uniform position in the first half and one in the second half. The target is the sum of the
-    two marked numbers. Always predicting 1 gives mean squared error Var(u + u') = 1/6.
+    Channel 0 holds numbers uniform on [0, 1]; channel 1 is 0 except for two 1s, one at
+    a uniform position in the first half and one in the second half. The target is the
+    sum of the two marked numbers. Always predicting 1 gives mean squared error
+    Var(u + u') = 1/6.
 
     Args:
         batch_size: number of sequences B, >= 1.
@@ -233,36 +282,46 @@ def adding_problem(
 
 
 class SequenceRegressor(torch.nn.Module):
-    """A one-layer recurrent network (torch's fast kernels) with a linear read-out of the last state.
+    """A one-layer recurrent network (torch's fast kernels) with a linear read-out
+    of the last state.
 
-    The cells are torch.nn.RNN (tanh, the Elman RNN), torch.nn.LSTM or torch.nn.GRU: the same
-    equations as :func:`~flt_lib.recurrent.elman.elman`, :func:`lstm` and :func:`gru`, which the
-    tests check with copied weights; torch's versions are used for training because they are
-    several times faster.
+    The cells are torch.nn.RNN (tanh, the Elman RNN), torch.nn.LSTM or torch.nn.GRU: the
+    same equations as :func:`~flt_lib.recurrent.elman.elman`, :func:`lstm` and
+    :func:`gru`, which the tests check with copied weights; torch's versions are used
+    for training because they are several times faster.
     """
 
-    def __init__(self, kind: str, n_in: int, hidden: int, *, forget_bias: float | None = None,
-                 generator: torch.Generator) -> None:
+    def __init__(
+        self, kind: str, n_in: int, hidden: int, *, forget_bias: float | None = None,
+        generator: torch.Generator,
+    ) -> None:
         """Args:
             kind: "elman", "lstm" or "gru".
             n_in: input width; hidden: state width.
             forget_bias: for the LSTM, set the total forget-gate bias to this value
                 (Jozefowicz et al. 2015 recommend 1); None keeps torch's initialisation.
-            generator: seeds the initialisation (torch's default uniform +-1/sqrt(hidden)).
+            generator: seeds the initialisation (torch's default uniform
+                +-1/sqrt(hidden)).
         """
         super().__init__()
         check_choice(kind, "kind", ["elman", "lstm", "gru"])
-        n_in, hidden = check_int(n_in, "n_in", min_value=1), check_int(hidden, "hidden", min_value=1)
+        n_in, hidden = (
+            check_int(n_in, "n_in", min_value=1),
+            check_int(hidden, "hidden", min_value=1),
+        )
         check_generator(generator)
         if forget_bias is not None and kind != "lstm":
-            raise ValueError(f"forget_bias applies to kind='lstm' only, got kind={kind!r}")
+            raise ValueError(
+                f"forget_bias applies to kind='lstm' only, got kind={kind!r}"
+            )
         cls = {"elman": torch.nn.RNN, "lstm": torch.nn.LSTM, "gru": torch.nn.GRU}[kind]
         self.kind = kind
         self.rnn = cls(n_in, hidden, batch_first=True)
         self.head = torch.nn.Linear(hidden, 1)
         k = 1 / math.sqrt(hidden)
         with torch.no_grad():
-            for p in self.parameters():                 # torch's ranges, drawn from our generator
+            # torch's ranges, drawn from our generator
+            for p in self.parameters():
                 p.copy_((2 * torch.rand(p.shape, generator=generator) - 1) * k)
             if forget_bias is not None:
                 forget_bias = check_real(forget_bias, "forget_bias")
@@ -279,11 +338,12 @@ def adam_train_step(
     params: list[torch.Tensor], loss: torch.Tensor, state: AdamState | None,
     config: AdamConfig, *, clip: float | None = None,
 ) -> AdamState:
-    """Backpropagate ``loss``, clip the joint gradient norm, and take one Adam step in place.
+    """Backpropagate ``loss``, clip the joint gradient norm, and take one Adam step in
+    place.
 
     Adam is Chapter 3's :func:`~flt_lib.optim.adaptive.adam_step` (the same formulas as
-    ``torch.optim.Adam``), applied once to all parameters flattened into one vector; clipping is
-    :func:`~flt_lib.recurrent.bptt.clip_by_norm`.
+    ``torch.optim.Adam``), applied once to all parameters flattened into one vector;
+    clipping is :func:`~flt_lib.recurrent.bptt.clip_by_norm`.
 
     Args:
         params: the tensors to train (``requires_grad``).
@@ -302,9 +362,12 @@ def adam_train_step(
         flat = torch.cat([p.reshape(-1) for p in params])           # (P,)
         if state is None:
             state = adam_init(flat, config)
-        flat, state = adam_step(flat, torch.cat([g.reshape(-1) for g in grads]), state, config)
+        flat, state = adam_step(
+            flat, torch.cat([g.reshape(-1) for g in grads]), state, config
+        )
         offset = 0
-        for p in params:                                             # write back in place
+        # write back in place
+        for p in params:
             p.copy_(flat[offset:offset + p.numel()].view_as(p))
             offset += p.numel()
     return state
@@ -321,15 +384,17 @@ class AddingHistory:
 
 
 def train_adding(
-    model: SequenceRegressor, *, T: int, steps: int, batch_size: int, lr: float, clip: float,
-    generator: torch.Generator, n_test: int = 1000, eval_every: int = 50,
+    model: SequenceRegressor, *, T: int, steps: int, batch_size: int, lr: float,
+    clip: float, generator: torch.Generator, n_test: int = 1000, eval_every: int = 50,
 ) -> AddingHistory:
-    """Train on fresh adding-problem batches with Adam and norm clipping (:func:`adam_train_step`).
+    """Train on fresh adding-problem batches with Adam and norm clipping
+    (:func:`adam_train_step`).
 
     Args:
         model: the network (trained in place, on the device of its parameters).
         T: sequence length; steps: number of Adam steps; batch_size: sequences per step.
-        lr: Adam's step size; clip: threshold of :func:`~flt_lib.recurrent.bptt.clip_by_norm`.
+        lr: Adam's step size; clip: threshold of
+            :func:`~flt_lib.recurrent.bptt.clip_by_norm`.
         generator: draws the test set first, then every training batch.
         n_test: size of the fixed test set; eval_every: test every this many steps.
 
@@ -337,12 +402,16 @@ def train_adding(
         An :class:`AddingHistory`.
     """
     if not isinstance(model, SequenceRegressor):
-        raise TypeError(f"model must be a SequenceRegressor, got {type(model).__name__}")
+        raise TypeError(
+            f"model must be a SequenceRegressor, got {type(model).__name__}"
+        )
     steps = check_int(steps, "steps", min_value=1)
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     eval_every = check_int(eval_every, "eval_every", min_value=1)
     device = next(model.parameters()).device
-    x_test, y_test = (t.to(device) for t in adding_problem(n_test, T, generator=generator))
+    x_test, y_test = (
+        t.to(device) for t in adding_problem(n_test, T, generator=generator)
+    )
     config, state = AdamConfig(lr=lr), None
     params = list(model.parameters())
     rec_steps, rec_mse, losses = [], [], []
@@ -353,8 +422,12 @@ def train_adding(
                 rec_mse.append(torch.mean((model(x_test) - y_test) ** 2).item())
         if step == steps:
             break
-        x, y = (t.to(device) for t in adding_problem(batch_size, T, generator=generator))
+        x, y = (
+            t.to(device) for t in adding_problem(batch_size, T, generator=generator)
+        )
         loss = torch.mean((model(x) - y) ** 2)
         state = adam_train_step(params, loss, state, config, clip=clip)
         losses.append(loss.item())
-    return AddingHistory(steps=rec_steps, test_mse=rec_mse, train_loss=losses, final_mse=rec_mse[-1])
+    return AddingHistory(
+        steps=rec_steps, test_mse=rec_mse, train_loss=losses, final_mse=rec_mse[-1]
+    )

@@ -1,19 +1,23 @@
-"""Linear recurrences: diagonalisation, the parallel scan, the LRU and Mamba's gating (Section 4.4).
+"""Linear recurrences: diagonalisation, the parallel scan, the LRU and Mamba's gating
+(Section 4.4).
 
-A *diagonal linear recurrence* is z_t = a_t * z_{t-1} + u_t, elementwise over a state of width
-N (prop-rnn-associative). Because the map z -> a z + u is affine, composing two steps gives
-another affine map, and composition is associative: that is what lets a scan compute all T
-states in far fewer than T sequential steps (Blelloch 1990; Martin & Cundy 2018).
+A *diagonal linear recurrence* is z_t = a_t * z_{t-1} + u_t, elementwise over a state of
+width N (prop-rnn-associative). Because the map z -> a z + u is affine, composing two
+steps gives another affine map, and composition is associative: that is what lets a scan
+compute all T states in far fewer than T sequential steps (Blelloch 1990; Martin & Cundy
+2018).
 
 - ``scan_loop``: the sequential loop, T dependent steps;
 - ``scan_hillis_steele``: doubling, ceil(log2 T) steps of O(T N) work each;
 - ``scan_chunked``: two levels, about 2 sqrt(T) steps and O(T N) work;
 - ``diagonalise``, ``real_recurrence``: the change of basis z = P zeta over C;
-- ``lru_lambda``, ``lru_ring_init``, ``lru_gamma``: Orvieto et al. (2023)'s parametrisation;
-- ``zoh_discretise``, ``selective_scalar_ssm``, ``mingru``: Gu & Dao (2023)'s Theorem 1 and
-  Feng et al. (2024)'s minGRU.
+- ``lru_lambda``, ``lru_ring_init``, ``lru_gamma``: Orvieto et al. (2023)'s
+  parametrisation;
+- ``zoh_discretise``, ``selective_scalar_ssm``, ``mingru``: Gu & Dao (2023)'s Theorem 1
+  and Feng et al. (2024)'s minGRU.
 
-Time is always the second-to-last dimension: ``u`` has shape (..., T, N), e.g. (B, T, N).
+Time is always the second-to-last dimension: ``u`` has shape (..., T, N), e.g.
+(B, T, N).
 """
 
 from __future__ import annotations
@@ -45,7 +49,9 @@ def _scan_args(
     """Validate (a, u, z0) of a diagonal recurrence; return a broadcast to u's shape."""
     check_tensor(u, "u", shape_doc="(..., T, N)")
     if u.ndim < 2:
-        raise ValueError(f"u must have at least 2 dimensions (..., T, N), got shape {tuple(u.shape)}")
+        raise ValueError(
+            f"u must have at least 2 dimensions (..., T, N), got shape {tuple(u.shape)}"
+        )
     if not (u.is_floating_point() or u.is_complex()):
         raise TypeError(f"u must be a floating or complex tensor, got {u.dtype}")
     check_tensor(a, "a")
@@ -55,8 +61,8 @@ def _scan_args(
         shape = None
     if shape != u.shape:
         raise ValueError(
-            f"a must broadcast to u's shape {tuple(u.shape)} (e.g. (N,) or (..., T, N)), "
-            f"got shape {tuple(a.shape)}"
+            f"a must broadcast to u's shape {tuple(u.shape)} "
+            f"(e.g. (N,) or (..., T, N)), got shape {tuple(a.shape)}"
         )
     if z0 is not None:
         check_tensor(z0, "z0")
@@ -66,7 +72,10 @@ def _scan_args(
         except RuntimeError:
             ok = False
         if not ok:
-            raise ValueError(f"z0 must broadcast to {tuple(want)} (..., N), got shape {tuple(z0.shape)}")
+            raise ValueError(
+                f"z0 must broadcast to {tuple(want)} (..., N), got shape "
+                f"{tuple(z0.shape)}"
+            )
     dtype = torch.promote_types(a.dtype, u.dtype)
     if z0 is not None:
         dtype = torch.promote_types(dtype, z0.dtype)
@@ -74,11 +83,15 @@ def _scan_args(
     return a.to(dtype).expand(u.shape), u.to(dtype), z0
 
 
-def scan_loop(a: torch.Tensor, u: torch.Tensor, z0: torch.Tensor | None = None) -> torch.Tensor:
-    """All states of z_t = a_t * z_{t-1} + u_t by the sequential loop (prop-rnn-associative).
+def scan_loop(
+    a: torch.Tensor, u: torch.Tensor, z0: torch.Tensor | None = None
+) -> torch.Tensor:
+    """All states of z_t = a_t * z_{t-1} + u_t by the sequential loop
+    (prop-rnn-associative).
 
     Args:
-        a: decays, broadcastable to ``u``: (N,) for a time-invariant recurrence, (..., T, N) else.
+        a: decays, broadcastable to ``u``: (N,) for a time-invariant recurrence,
+            (..., T, N) else.
         u: inputs, (..., T, N); real or complex.
         z0: the state before the first step, (..., N); zero if None.
 
@@ -99,9 +112,10 @@ def scan_hillis_steele(
 ) -> torch.Tensor:
     """The same states by Hillis and Steele's doubling scan: ceil(log2 T) steps.
 
-    Element t holds the affine map z -> A_t z + U_t of the steps (t - d, t]. Combining it with
-    element t - d doubles the span: (A, U)_t <- (A_t A_{t-d}, A_t U_{t-d} + U_t). After the
-    span reaches T, U_t is z_t. Each round costs O(T N), so the work is O(T N log T).
+    Element t holds the affine map z -> A_t z + U_t of the steps (t - d, t]. Combining
+    it with element t - d doubles the span:
+    (A, U)_t <- (A_t A_{t-d}, A_t U_{t-d} + U_t). After the span reaches T, U_t is z_t.
+    Each round costs O(T N), so the work is O(T N log T).
 
     Args:
         a, u, z0: as in :func:`scan_loop`.
@@ -112,25 +126,39 @@ def scan_hillis_steele(
     a, u, z0 = _scan_args(a, u, z0)
     A, U = a, u
     if z0 is not None:                                  # fold z0 into the first input
-        U = torch.cat([(A[..., :1, :] * z0.unsqueeze(-2)) + U[..., :1, :], U[..., 1:, :]], dim=-2)
+        U = torch.cat(
+            [(A[..., :1, :] * z0.unsqueeze(-2)) + U[..., :1, :], U[..., 1:, :]], dim=-2
+        )
     T, d = u.shape[-2], 1
     while d < T:
-        U = torch.cat([U[..., :d, :], torch.addcmul(U[..., d:, :], A[..., d:, :], U[..., :-d, :])], dim=-2)
+        U = torch.cat(
+            [
+                U[..., :d, :],
+                torch.addcmul(U[..., d:, :], A[..., d:, :], U[..., :-d, :]),
+            ],
+            dim=-2,
+        )
         A = torch.cat([A[..., :d, :], A[..., d:, :] * A[..., :-d, :]], dim=-2)
         d *= 2
     return U
 
 
 def scan_chunked(
-    a: torch.Tensor, u: torch.Tensor, z0: torch.Tensor | None = None, *, chunk: int | None = None
+    a: torch.Tensor,
+    u: torch.Tensor,
+    z0: torch.Tensor | None = None,
+    *,
+    chunk: int | None = None,
 ) -> torch.Tensor:
-    """The same states by a two-level scan: chunks in parallel, then a short loop over chunks.
+    """The same states by a two-level scan: chunks in parallel, then a short loop
+    over chunks.
 
-    Split the T steps into C chunks of length K. (1) Run the K steps of every chunk at once,
-    from a zero state, and the running products of a inside each chunk (``cumprod``).
-    (2) Loop over the C chunks to carry the state across chunk boundaries. (3) Add each chunk's
-    carried-in state, propagated by the running products. Sequential steps: K + C, about
-    2 sqrt(T); work: O(T N), a small constant times the loop's.
+    Split the T steps into C chunks of length K. (1) Run the K steps of every chunk at
+    once, from a zero state, and the running products of a inside each chunk
+    (``cumprod``). (2) Loop over the C chunks to carry the state across chunk
+    boundaries. (3) Add each chunk's carried-in state, propagated by the running
+    products. Sequential steps: K + C, about 2 sqrt(T); work: O(T N), a small constant
+    times the loop's.
 
     Args:
         a, u, z0: as in :func:`scan_loop`.
@@ -141,10 +169,15 @@ def scan_chunked(
     """
     a, u, z0 = _scan_args(a, u, z0)
     T, N = u.shape[-2], u.shape[-1]
-    K = math.isqrt(T - 1) + 1 if chunk is None else check_int(chunk, "chunk", min_value=1)
+    K = (
+        math.isqrt(T - 1) + 1
+        if chunk is None
+        else check_int(chunk, "chunk", min_value=1)
+    )
     C = -(-T // K)                                      # number of chunks
     pad = C * K - T
-    if pad:                                             # pad with a = 1, u = 0 (no effect)
+    # pad with a = 1, u = 0 (no effect)
+    if pad:
         a = torch.cat([a, a.new_ones(a.shape[:-2] + (pad, N))], dim=-2)
         u = torch.cat([u, u.new_zeros(u.shape[:-2] + (pad, N))], dim=-2)
     lead = u.shape[:-2]
@@ -157,7 +190,8 @@ def scan_chunked(
         z = torch.addcmul(u_k, a_k, z)
         local.append(z)
     local = torch.stack(local, dim=-2)                  # (..., C, K, N)
-    prods = torch.cumprod(a_c, dim=-2)                  # (..., C, K, N) products inside chunks
+    # (..., C, K, N) products inside chunks
+    prods = torch.cumprod(a_c, dim=-2)
     # (2) carries across chunks: C steps on (..., N) slices
     carry = torch.zeros_like(u[..., 0, :]) if z0 is None else z0.expand_as(u[..., 0, :])
     carries = []
@@ -171,17 +205,19 @@ def scan_chunked(
 
 
 def diagonalise(A: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Eigen-decomposition A = P diag(lambda) P^{-1} over the complex numbers (eq-rnn-diagonal).
+    """Eigen-decomposition A = P diag(lambda) P^{-1} over the complex numbers
+    (eq-rnn-diagonal).
 
     Args:
         A: a real or complex square matrix, (N, N), assumed diagonalisable.
 
     Returns:
-        ``(lam, P, P_inv)``: eigenvalues (N,), eigenvectors as columns (N, N), and the inverse of
-        P (N, N), all complex.
+        ``(lam, P, P_inv)``: eigenvalues (N,), eigenvectors as columns (N, N), and the
+        inverse of P (N, N), all complex.
 
     Raises:
-        ValueError: if A is not square, or P is numerically singular (A not diagonalisable).
+        ValueError: if A is not square, or P is numerically singular (A not
+            diagonalisable).
     """
     check_tensor(A, "A", ndim=2, shape_doc="(N, N)")
     if A.shape[0] != A.shape[1]:
@@ -196,7 +232,8 @@ def diagonalise(A: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tens
 def real_recurrence(
     A: torch.Tensor, B: torch.Tensor, x: torch.Tensor, z0: torch.Tensor | None = None
 ) -> torch.Tensor:
-    """States of the dense linear recurrence z_t = A z_{t-1} + B x_t, by a loop (eq-rnn-linear).
+    """States of the dense linear recurrence z_t = A z_{t-1} + B x_t, by a loop
+    (eq-rnn-linear).
 
     Args:
         A: state matrix, (N, N).
@@ -211,10 +248,14 @@ def real_recurrence(
     N = A.shape[0]
     check_tensor(B, "B", ndim=2, shape_doc="(N, n)")
     if A.shape[1] != N or B.shape[0] != N:
-        raise ValueError(f"A must be (N, N) and B (N, n), got {tuple(A.shape)} and {tuple(B.shape)}")
+        raise ValueError(
+            f"A must be (N, N) and B (N, n), got {tuple(A.shape)} and {tuple(B.shape)}"
+        )
     check_tensor(x, "x", shape_doc="(..., T, n)")
     if x.ndim < 2 or x.shape[-1] != B.shape[1]:
-        raise ValueError(f"x must have shape (..., T, n) with n = {B.shape[1]}, got {tuple(x.shape)}")
+        raise ValueError(
+            f"x must have shape (..., T, n) with n = {B.shape[1]}, got {tuple(x.shape)}"
+        )
     Bx = x @ B.T                                            # (..., T, N)
     z = torch.zeros_like(Bx[..., 0, :]) if z0 is None else z0.expand_as(Bx[..., 0, :])
     out = []
@@ -227,8 +268,9 @@ def real_recurrence(
 def lru_lambda(nu: torch.Tensor, phi: torch.Tensor) -> torch.Tensor:
     """Orvieto et al.'s eigenvalues lambda = exp(-exp(nu) + i phi) (eq-rnn-lru-param).
 
-    |lambda| = exp(-exp(nu)) lies in (0, 1) for every real nu, so the recurrence is stable by
-    construction. (The official code stores log(phi) instead of phi; |lambda| is unaffected.)
+    |lambda| = exp(-exp(nu)) lies in (0, 1) for every real nu, so the recurrence is
+    stable by construction. (The official code stores log(phi) instead of phi; |lambda|
+    is unaffected.)
 
     Args:
         nu: real tensor of log-log decay rates, any shape.
@@ -248,8 +290,9 @@ def lru_ring_init(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Draw (nu, phi) so that lambda is uniform on the ring r_min <= |lambda| <= r_max.
 
-    As in Orvieto et al. (2023, Lemma 3.2 and their Appendix A): |lambda|^2 is uniform on
-    [r_min^2, r_max^2] and the phase uniform on [0, max_phase]; nu = log(-log |lambda|).
+    As in Orvieto et al. (2023, Lemma 3.2 and their Appendix A): |lambda|^2 is uniform
+    on [r_min^2, r_max^2] and the phase uniform on [0, max_phase];
+    nu = log(-log |lambda|).
 
     Args:
         N: number of eigenvalues, >= 1.
@@ -265,7 +308,9 @@ def lru_ring_init(
     r_min = check_real(r_min, "r_min", min_value=0.0)
     r_max = check_real(r_max, "r_max", max_value=1.0)
     if not r_min < r_max < 1.0:
-        raise ValueError(f"need 0 <= r_min < r_max < 1, got r_min={r_min}, r_max={r_max}")
+        raise ValueError(
+            f"need 0 <= r_min < r_max < 1, got r_min={r_min}, r_max={r_max}"
+        )
     max_phase = check_real(max_phase, "max_phase", min_value=0.0, strict_min=True)
     check_generator(generator)
     u1 = torch.rand(N, generator=generator, dtype=dtype)
@@ -278,7 +323,8 @@ def lru_ring_init(
 def lru_gamma(lam: torch.Tensor) -> torch.Tensor:
     """The LRU's input normalisation gamma = sqrt(1 - |lambda|^2) (eq-rnn-lru-gamma).
 
-    With z_t = lambda z_{t-1} + gamma x_t and white-noise x of unit variance, E|z_t|^2 -> 1.
+    With z_t = lambda z_{t-1} + gamma x_t and white-noise x of unit variance,
+    E|z_t|^2 -> 1.
 
     Args:
         lam: eigenvalues with |lambda| < 1, any shape (real or complex).
@@ -289,7 +335,10 @@ def lru_gamma(lam: torch.Tensor) -> torch.Tensor:
     check_tensor(lam, "lam")
     mod2 = lam.abs() ** 2
     if (mod2 >= 1).any():
-        raise ValueError(f"lam must have |lambda| < 1, got max |lambda| = {mod2.max().sqrt().item():.6g}")
+        raise ValueError(
+            f"lam must have |lambda| < 1, got max |lambda| = "
+            f"{mod2.max().sqrt().item():.6g}"
+        )
     return torch.sqrt(1 - mod2)
 
 
@@ -302,7 +351,8 @@ def zoh_discretise(
     = expm1(delta A) / A * B, elementwise (A diagonal, stored as a vector; A != 0).
 
     Args:
-        A: diagonal of the state matrix, negative entries, any shape broadcastable with delta.
+        A: diagonal of the state matrix, negative entries, any shape broadcastable with
+            delta.
         B: input weights, broadcastable with A.
         delta: positive step sizes, e.g. (..., T, N).
 
@@ -319,11 +369,15 @@ def zoh_discretise(
     return torch.exp(dA), torch.expm1(dA) / A * B
 
 
-def selective_scalar_ssm(x: torch.Tensor, u: torch.Tensor, *, A: float = -1.0, B: float = 1.0) -> torch.Tensor:
-    """A selective SSM with scalar state per channel and delta_t = softplus(u_t) (eq-rnn-selective).
+def selective_scalar_ssm(
+    x: torch.Tensor, u: torch.Tensor, *, A: float = -1.0, B: float = 1.0
+) -> torch.Tensor:
+    """A selective SSM with scalar state per channel and delta_t = softplus(u_t)
+    (eq-rnn-selective).
 
-    z_t = A_bar_t z_{t-1} + B_bar_t x_t with (A_bar_t, B_bar_t) the ZOH discretisation at step
-    delta_t = softplus(u_t): the step size, hence the decay, depends on the input.
+    z_t = A_bar_t z_{t-1} + B_bar_t x_t with (A_bar_t, B_bar_t) the ZOH discretisation
+    at step delta_t = softplus(u_t): the step size, hence the decay, depends on the
+    input.
 
     Args:
         x: inputs, (..., T, N).
@@ -335,7 +389,9 @@ def selective_scalar_ssm(x: torch.Tensor, u: torch.Tensor, *, A: float = -1.0, B
         Z, shape (..., T, N).
     """
     check_tensor(x, "x", floating=True, shape_doc="(..., T, N)")
-    check_tensor(u, "u", shape=tuple(x.shape), floating=True, shape_doc="(..., T, N) like x")
+    check_tensor(
+        u, "u", shape=tuple(x.shape), floating=True, shape_doc="(..., T, N) like x"
+    )
     A = check_real(A, "A", max_value=0.0)
     if A == 0:
         raise ValueError("A must be < 0, got 0.0")
@@ -345,11 +401,15 @@ def selective_scalar_ssm(x: torch.Tensor, u: torch.Tensor, *, A: float = -1.0, B
     return scan_chunked(A_bar, B_bar * x)
 
 
-def mingru(h_tilde: torch.Tensor, g: torch.Tensor, z0: torch.Tensor | None = None) -> torch.Tensor:
-    """Feng et al.'s minGRU recurrence z_t = (1 - sigma(g_t)) z_{t-1} + sigma(g_t) h~_t (rem-rnn-lru-mingru).
+def mingru(
+    h_tilde: torch.Tensor, g: torch.Tensor, z0: torch.Tensor | None = None
+) -> torch.Tensor:
+    """Feng et al.'s minGRU recurrence z_t = (1 - sigma(g_t)) z_{t-1} + sigma(g_t) h~_t
+    (rem-rnn-lru-mingru).
 
-    The gate sigma(g_t) depends on the input only, never on z_{t-1}, so the recurrence is linear
-    in z and runs as a scan. (Seed 001's "LRU" is this form with sigma and 1 - sigma swapped.)
+    The gate sigma(g_t) depends on the input only, never on z_{t-1}, so the recurrence
+    is linear in z and runs as a scan. (Seed 001's "LRU" is this form with sigma and
+    1 - sigma swapped.)
 
     Args:
         h_tilde: candidate states, (..., T, N).
@@ -360,6 +420,12 @@ def mingru(h_tilde: torch.Tensor, g: torch.Tensor, z0: torch.Tensor | None = Non
         Z, shape (..., T, N).
     """
     check_tensor(h_tilde, "h_tilde", floating=True, shape_doc="(..., T, N)")
-    check_tensor(g, "g", shape=tuple(h_tilde.shape), floating=True, shape_doc="(..., T, N) like h_tilde")
+    check_tensor(
+        g,
+        "g",
+        shape=tuple(h_tilde.shape),
+        floating=True,
+        shape_doc="(..., T, N) like h_tilde",
+    )
     s = torch.sigmoid(g)
     return scan_chunked(1 - s, s * h_tilde, z0)

@@ -1,16 +1,19 @@
-"""Sequence to sequence: an encoder-decoder GRU with and without additive attention (Section 4.5).
+"""Sequence to sequence: an encoder-decoder GRU with and without additive attention
+(Section 4.5).
 
-The encoder reads the source x_1..x_L with a bidirectional GRU into annotations h_1..h_L. The
-decoder is a GRU cell which, at every step, reads the previous target token and a context c_t:
+The encoder reads the source x_1..x_L with a bidirectional GRU into annotations
+h_1..h_L. The decoder is a GRU cell which, at every step, reads the previous target
+token and a context c_t:
 
-- bottleneck (Cho et al. 2014; Sutskever et al. 2014): c_t = c, one fixed summary of the source
-  (the encoder's two final states), which also initialises the decoder state;
+- bottleneck (Cho et al. 2014; Sutskever et al. 2014): c_t = c, one fixed summary of the
+  source (the encoder's two final states), which also initialises the decoder state;
 - attention (Bahdanau et al. 2015): c_t = sum_j alpha_{tj} h_j with
-  alpha_t = softmax_j(v^T tanh(W_a s_{t-1} + U_a h_j)),                   (eq-rnn-additive)
+  alpha_t = softmax_j(v^T tanh(W_a s_{t-1} + U_a h_j)),                (eq-rnn-additive)
   and the decoder starts from s_0 = 0, so it reads the source only through attention.
 
-Training uses teacher forcing: the decoder reads the *true* previous token y_{t-1}, not its own
-prediction (Williams & Zipser 1989). The task is reversal of a random token sequence.
+Training uses teacher forcing: the decoder reads the *true* previous token y_{t-1}, not
+its own prediction (Williams & Zipser 1989). The task is reversal of a random token
+sequence.
 """
 
 from __future__ import annotations
@@ -35,10 +38,11 @@ __all__ = [
 
 
 def additive_attention(
-    s: torch.Tensor, H: torch.Tensor, W_a: torch.Tensor, U_a: torch.Tensor, v: torch.Tensor,
-    *, UH: torch.Tensor | None = None,
+    s: torch.Tensor, H: torch.Tensor, W_a: torch.Tensor, U_a: torch.Tensor,
+    v: torch.Tensor, *, UH: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Bahdanau's additive attention of one decoder state over all annotations (eq-rnn-additive).
+    """Bahdanau's additive attention of one decoder state over all annotations
+    (eq-rnn-additive).
 
     Args:
         s: decoder states, (B, d_s).
@@ -47,7 +51,8 @@ def additive_attention(
         UH: optionally H @ U_a^T, (B, L, d_a), computed once per source sequence.
 
     Returns:
-        ``(context, alpha)``: the context vectors (B, d_h) and the weights (B, L), rows summing to 1.
+        ``(context, alpha)``: the context vectors (B, d_h) and the weights (B, L), rows
+        summing to 1.
     """
     check_tensor(s, "s", ndim=2, floating=True, shape_doc="(B, d_s)")
     check_tensor(H, "H", ndim=3, floating=True, shape_doc="(B, L, d_h)")
@@ -64,7 +69,8 @@ def reversal_batch(
     """Random token sequences and their reversals.
 
     Args:
-        batch_size: B >= 1; length: L >= 1; vocab: number of symbols V >= 2 (tokens 0..V-1).
+        batch_size: B >= 1; length: L >= 1; vocab: number of symbols V >= 2 (tokens
+            0..V-1).
         generator: a CPU torch.Generator.
 
     Returns:
@@ -85,21 +91,26 @@ class Seq2Seq(nn.Module):
                  generator: torch.Generator) -> None:
         """Args:
             vocab: number of symbols V (one more, V, is the decoder's start token).
-            emb: embedding width; hidden: width of each encoder direction (annotations are 2x).
+            emb: embedding width; hidden: width of each encoder direction (annotations
+                are 2x).
             attention: use additive attention (True) or the fixed context (False).
             generator: seeds the initialisation (uniform +-1/sqrt(fan), as torch does).
         """
         super().__init__()
         self.vocab = check_int(vocab, "vocab", min_value=2)
-        emb, hidden = check_int(emb, "emb", min_value=1), check_int(hidden, "hidden", min_value=1)
+        emb, hidden = (
+            check_int(emb, "emb", min_value=1), check_int(hidden, "hidden", min_value=1)
+        )
         check_generator(generator)
         self.attention = bool(attention)
-        d = 2 * hidden                                        # annotation and decoder width
+        # annotation and decoder width
+        d = 2 * hidden
         self.src_emb = nn.Embedding(vocab, emb)
         self.tgt_emb = nn.Embedding(vocab + 1, emb)           # + start token
         self.encoder = nn.GRU(emb, hidden, batch_first=True, bidirectional=True)
         self.decoder = nn.GRUCell(emb + d, d)
-        if self.attention:                                    # only the attention model has these
+        # only the attention model has these
+        if self.attention:
             self.W_a = nn.Parameter(torch.empty(d, d))
             self.U_a = nn.Parameter(torch.empty(d, d))
             self.v = nn.Parameter(torch.empty(d))
@@ -110,10 +121,13 @@ class Seq2Seq(nn.Module):
                 if "emb" in name:
                     p.copy_(torch.randn(p.shape, generator=generator))
                 else:
-                    p.copy_((2 * torch.rand(p.shape, generator=generator) - 1) / fan**0.5)
+                    p.copy_(
+                        (2 * torch.rand(p.shape, generator=generator) - 1) / fan**0.5
+                    )
 
     def encode(self, src: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Annotations (B, L, 2h) and the summary c = [final forward; final backward] (B, 2h)."""
+        """Annotations (B, L, 2h) and the summary c = [final forward; final backward]
+        (B, 2h)."""
         H, last = self.encoder(self.src_emb(src))             # last: (2, B, h)
         return H, torch.cat([last[0], last[1]], dim=-1)
 
@@ -125,16 +139,19 @@ class Seq2Seq(nn.Module):
         s = self.decoder(torch.cat([self.tgt_emb(y_prev), c], dim=-1), s)
         return self.out(torch.cat([s, c], dim=-1)), s, alpha
 
-    def forward(self, src: torch.Tensor, tgt: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def forward(
+        self, src: torch.Tensor, tgt: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Decode as many tokens as the source has.
 
         Args:
             src: source tokens, (B, L).
-            tgt: the true targets (B, L) for teacher forcing; None decodes greedily, feeding
-                back the model's own arg-max predictions.
+            tgt: the true targets (B, L) for teacher forcing; None decodes greedily,
+                feeding back the model's own arg-max predictions.
 
         Returns:
-            ``(logits, alpha)``: (B, L, V), and the attention weights (B, L_out, L) or None.
+            ``(logits, alpha)``: (B, L, V), and the attention weights (B, L_out, L) or
+            None.
         """
         check_tensor(src, "src", ndim=2, shape_doc="(B, L)")
         if src.dtype != torch.int64:
@@ -142,7 +159,9 @@ class Seq2Seq(nn.Module):
         H, summary = self.encode(src)
         s = torch.zeros_like(summary) if self.attention else summary
         UH = H @ self.U_a.T if self.attention else None          # keys, once per source
-        y_prev = torch.full((src.shape[0],), self.vocab, dtype=torch.int64, device=src.device)
+        y_prev = torch.full(
+            (src.shape[0],), self.vocab, dtype=torch.int64, device=src.device
+        )
         logits, alphas = [], []
         for t in range(src.shape[1]):
             lo, s, alpha = self._step(y_prev, s, H, summary, UH)
@@ -162,10 +181,11 @@ class Seq2SeqHistory:
 
 
 def train_seq2seq(
-    model: Seq2Seq, *, min_len: int, max_len: int, steps: int, batch_size: int, lr: float,
-    generator: torch.Generator,
+    model: Seq2Seq, *, min_len: int, max_len: int, steps: int, batch_size: int,
+    lr: float, generator: torch.Generator,
 ) -> Seq2SeqHistory:
-    """Teacher-forced training on reversal; each batch has one length uniform in [min_len, max_len].
+    """Teacher-forced training on reversal; each batch has one length uniform in
+    [min_len, max_len].
 
     Args:
         model: the network (trained in place, on its parameters' device).
@@ -187,9 +207,14 @@ def train_seq2seq(
     losses, lengths = [], []
     for _ in range(steps):
         L = int(torch.randint(min_len, max_len + 1, (1,), generator=generator))
-        src, tgt = (t.to(device) for t in reversal_batch(batch_size, L, model.vocab, generator=generator))
+        src, tgt = (
+            t.to(device)
+            for t in reversal_batch(batch_size, L, model.vocab, generator=generator)
+        )
         logits, _ = model(src, tgt)
-        loss = nn.functional.cross_entropy(logits.reshape(-1, model.vocab), tgt.reshape(-1))
+        loss = nn.functional.cross_entropy(
+            logits.reshape(-1, model.vocab), tgt.reshape(-1)
+        )
         state = adam_train_step(params, loss, state, config)
         losses.append(loss.item())
         lengths.append(L)
@@ -207,7 +232,9 @@ def accuracy_by_length(
     device = next(model.parameters()).device
     accs = []
     for L in lengths:
-        src, tgt = (t.to(device) for t in reversal_batch(n, L, model.vocab, generator=generator))
+        src, tgt = (
+            t.to(device) for t in reversal_batch(n, L, model.vocab, generator=generator)
+        )
         logits, _ = model(src)
         accs.append((logits.argmax(-1) == tgt).float().mean().item())
     return accs

@@ -1,15 +1,15 @@
 """Sequence tasks, span tags, MLP mixing strategies and Jacobian support (Section 4.1).
 
 - Two toy data sets, one per kind of sequence problem that has no tags: classification
-  (:func:`pattern_classification`: does the sequence contain a given pattern?) and transduction
-  (:func:`run_length_transduction`: the run-length code of the sequence, whose length differs
-  from the input's).
-- Named-entity spans and their tags in the IOB2 scheme (B-X begins an entity, I-X continues
-  it, O is outside; Tjong Kim Sang & Veenstra 1999) and the IOBES scheme (adds E-X for the last
-  token and S-X for a one-token entity; Ratinov & Roth 2009).
-- Three ways an MLP can read a (T, p) sequence (:func:`mlp_mix`): flatten everything, act on
-  each token, or act on each feature across tokens (the last two are the two halves of an
-  MLP-Mixer block, Tolstikhin et al. 2021).
+  (:func:`pattern_classification`: does the sequence contain a given pattern?) and
+  transduction (:func:`run_length_transduction`: the run-length code of the sequence,
+  whose length differs from the input's).
+- Named-entity spans and their tags in the IOB2 scheme (B-X begins an entity, I-X
+  continues it, O is outside; Tjong Kim Sang & Veenstra 1999) and the IOBES scheme (adds
+  E-X for the last token and S-X for a one-token entity; Ratinov & Roth 2009).
+- Three ways an MLP can read a (T, p) sequence (:func:`mlp_mix`): flatten everything,
+  act on each token, or act on each feature across tokens (the last two are the two
+  halves of an MLP-Mixer block, Tolstikhin et al. 2021).
 - :func:`jacobian_support`: which inputs x_s each output y_t depends on.
 """
 
@@ -39,7 +39,8 @@ Span = tuple[int, int, str]  # (start, end) with end exclusive, and the entity t
 def _random_sequences(
     n: int, min_length: int, max_length: int, vocab: int, generator: torch.Generator
 ) -> list[torch.Tensor]:
-    """n int64 sequences of tokens 0..vocab-1, each of a length uniform in [min, max]."""
+    """n int64 sequences of tokens 0..vocab-1, each of a length uniform in
+    [min, max]."""
     n = check_int(n, "n", min_value=1)
     min_length = check_int(min_length, "min_length", min_value=1)
     max_length = check_int(max_length, "max_length", min_value=min_length)
@@ -53,10 +54,11 @@ def pattern_classification(
     n: int, *, min_length: int, max_length: int, vocab: int,
     pattern: Sequence[int] = (0, 1), generator: torch.Generator,
 ) -> list[tuple[torch.Tensor, int]]:
-    """Sequence classification: label 1 if the sequence contains ``pattern`` contiguously.
+    """Sequence classification: label 1 if the sequence contains ``pattern``
+    contiguously.
 
-    The label depends on the order of the tokens (``ab`` counts, ``ba`` does not), so a model
-    that only counts tokens cannot compute it (def-rnn-sequence-tasks).
+    The label depends on the order of the tokens (``ab`` counts, ``ba`` does not), so a
+    model that only counts tokens cannot compute it (def-rnn-sequence-tasks).
 
     Args:
         n: number of examples, >= 1.
@@ -68,8 +70,14 @@ def pattern_classification(
     Returns:
         n pairs ``(x, y)``: tokens x of shape (T,) int64, and the label y in {0, 1}.
     """
-    if isinstance(pattern, (str, bytes)) or not isinstance(pattern, Sequence) or not pattern:
-        raise TypeError(f"pattern must be a non-empty sequence of ints, got {pattern!r}")
+    if (
+        isinstance(pattern, (str, bytes))
+        or not isinstance(pattern, Sequence)
+        or not pattern
+    ):
+        raise TypeError(
+            f"pattern must be a non-empty sequence of ints, got {pattern!r}"
+        )
     vocab = check_int(vocab, "vocab", min_value=2)
     pat = [check_int(p, f"pattern[{i}]", min_value=0, max_value=vocab - 1)
            for i, p in enumerate(pattern)]
@@ -90,19 +98,21 @@ def run_length_transduction(
 ) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """Sequence transduction: map a sequence to its run-length code.
 
-    Each maximal run of one symbol becomes two output tokens, the symbol and the run's length,
-    so ``a a b c c c`` becomes ``a 2 b 1 c 3``: the output has its own length (twice the number
-    of runs) and its own vocabulary (symbols and counts).
+    Each maximal run of one symbol becomes two output tokens, the symbol and the run's
+    length, so ``a a b c c c`` becomes ``a 2 b 1 c 3``: the output has its own length
+    (twice the number of runs) and its own vocabulary (symbols and counts).
 
     Args:
         n: number of examples, >= 1.
-        min_length, max_length: each input length T is uniform in [min_length, max_length].
+        min_length, max_length: each input length T is uniform in
+            [min_length, max_length].
         vocab: number of symbols V >= 2 (tokens 0..V-1, uniform and independent).
         generator: a CPU torch.Generator.
 
     Returns:
-        n pairs ``(x, y)``: x of shape (T,) int64, and y of shape (2R,) int64 with R the number
-        of runs: y[0::2] the symbols of the runs and y[1::2] their lengths (>= 1).
+        n pairs ``(x, y)``: x of shape (T,) int64, and y of shape (2R,) int64 with R
+        the number of runs: y[0::2] the symbols of the runs and y[1::2] their lengths
+        (>= 1).
     """
     out = []
     for x in _random_sequences(n, min_length, max_length, vocab, generator):
@@ -115,11 +125,18 @@ def _check_spans(n: int, spans: Sequence[Span]) -> list[Span]:
     n = check_int(n, "n", min_value=0)
     out, last = [], 0
     for i, sp in enumerate(sorted(spans)):
-        if not (isinstance(sp, tuple) and len(sp) == 3 and isinstance(sp[2], str) and sp[2]):
-            raise TypeError(f"spans[{i}] must be a (start, end, type) tuple, got {sp!r}")
+        if not (
+            isinstance(sp, tuple) and len(sp) == 3 and isinstance(sp[2], str) and sp[2]
+        ):
+            raise TypeError(
+                f"spans[{i}] must be a (start, end, type) tuple, got {sp!r}"
+            )
         s, e, _ = sp
         if not (isinstance(s, int) and isinstance(e, int) and last <= s < e <= n):
-            raise ValueError(f"spans must be disjoint with 0 <= start < end <= n = {n}, got {sp!r}")
+            raise ValueError(
+                f"spans must be disjoint with 0 <= start < end <= n = {n}, "
+                f"got {sp!r}"
+            )
         out.append(sp)
         last = e
     return out
@@ -133,7 +150,8 @@ def iob2_tags(n: int, spans: Sequence[Span]) -> list[str]:
         spans: disjoint (start, end, type) triples, end exclusive.
 
     Returns:
-        n tags: "B-type" on the first token of a span, "I-type" on the others, "O" outside.
+        n tags: "B-type" on the first token of a span, "I-type" on the others, "O"
+        outside.
     """
     tags = ["O"] * check_int(n, "n", min_value=0)
     for s, e, kind in _check_spans(n, spans):
@@ -144,7 +162,8 @@ def iob2_tags(n: int, spans: Sequence[Span]) -> list[str]:
 
 
 def iobes_tags(n: int, spans: Sequence[Span]) -> list[str]:
-    """IOBES tags: like IOB2, but "E-type" ends a span and "S-type" marks a one-token span."""
+    """IOBES tags: like IOB2, but "E-type" ends a span and "S-type" marks a one-token
+    span."""
     tags = ["O"] * check_int(n, "n", min_value=0)
     for s, e, kind in _check_spans(n, spans):
         if e - s == 1:
@@ -157,7 +176,8 @@ def iobes_tags(n: int, spans: Sequence[Span]) -> list[str]:
 
 
 def spans_from_tags(tags: Sequence[str]) -> list[Span]:
-    """Read the entity spans back from IOB2 or IOBES tags (inverse of the two functions above).
+    """Read the entity spans back from IOB2 or IOBES tags
+    (inverse of the two functions above).
 
     Raises:
         ValueError: if the tags are not a valid IOB2/IOBES sequence (e.g. I-X after O).
@@ -165,8 +185,12 @@ def spans_from_tags(tags: Sequence[str]) -> list[Span]:
     spans: list[Span] = []
     open_span: tuple[int, str] | None = None
     for t, tag in enumerate(list(tags) + ["O"]):
-        if not isinstance(tag, str) or not (tag == "O" or (len(tag) > 2 and tag[1] == "-" and tag[0] in "BIES")):
-            raise ValueError(f"tags[{t}] must be 'O' or one of B-/I-/E-/S-<type>, got {tag!r}")
+        if not isinstance(tag, str) or not (
+            tag == "O" or (len(tag) > 2 and tag[1] == "-" and tag[0] in "BIES")
+        ):
+            raise ValueError(
+                f"tags[{t}] must be 'O' or one of B-/I-/E-/S-<type>, got {tag!r}"
+            )
         prefix, kind = (tag[0], tag[2:]) if tag != "O" else ("O", "")
         if prefix in "IE":
             if open_span is None or open_span[1] != kind:
@@ -192,17 +216,21 @@ def mixing_weight_shape(strategy: str, T: int, p: int, m: int) -> tuple[int, int
     """Shape of the weight matrix of one linear layer under a mixing strategy.
 
     Args:
-        strategy: "features" (flatten the T x p input: W is (m, T p)), "tokens" (the same W,
-            (m, p), on every token) or "transpose" (the same W, (m, T), on every feature).
+        strategy: "features" (flatten the T x p input: W is (m, T p)), "tokens" (the
+            same W, (m, p), on every token) or "transpose" (the same W, (m, T), on every
+            feature).
         T: sequence length; p: features per token; m: output width.
     """
     check_choice(strategy, "strategy", MIXING_STRATEGIES)
-    T, p, m = (check_int(v, name, min_value=1) for v, name in ((T, "T"), (p, "p"), (m, "m")))
+    T, p, m = (
+        check_int(v, name, min_value=1) for v, name in ((T, "T"), (p, "p"), (m, "m"))
+    )
     return {"features": (m, T * p), "tokens": (m, p), "transpose": (m, T)}[strategy]
 
 
 def mlp_mix(X: torch.Tensor, W: torch.Tensor, strategy: str) -> torch.Tensor:
-    """One linear layer applied to a batch of sequences under a mixing strategy (eq-rnn-mixing).
+    """One linear layer applied to a batch of sequences under a mixing strategy
+    (eq-rnn-mixing).
 
     Args:
         X: sequences, (B, T, p).
@@ -210,14 +238,20 @@ def mlp_mix(X: torch.Tensor, W: torch.Tensor, strategy: str) -> torch.Tensor:
         strategy: "features", "tokens" or "transpose".
 
     Returns:
-        (B, m) for "features" (one vector per sequence), (B, T, m) for "tokens", and (B, p, m)
-        for "transpose".
+        (B, m) for "features" (one vector per sequence), (B, T, m) for "tokens", and
+        (B, p, m) for "transpose".
     """
     check_tensor(X, "X", ndim=3, floating=True, shape_doc="(B, T, p)")
     _, T, p = X.shape
     check_tensor(W, "W", ndim=2, floating=True, shape_doc="(m, fan_in)")
     want = mixing_weight_shape(strategy, T, p, W.shape[0])
-    check_tensor(W, "W", shape=want, floating=True, shape_doc=f"{want} for strategy {strategy!r} and T = {T}")
+    check_tensor(
+        W,
+        "W",
+        shape=want,
+        floating=True,
+        shape_doc=f"{want} for strategy {strategy!r} and T = {T}",
+    )
     if strategy == "features":
         return X.reshape(X.shape[0], T * p) @ W.T       # every feature of every token
     if strategy == "tokens":
@@ -228,12 +262,14 @@ def mlp_mix(X: torch.Tensor, W: torch.Tensor, strategy: str) -> torch.Tensor:
 def jacobian_support(
     f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, *, tol: float = 0.0
 ) -> torch.Tensor:
-    """Which input positions each output position depends on: |dy_t/dx_s| > tol for some entry.
+    """Which input positions each output position depends on: |dy_t/dx_s| > tol for
+    some entry.
 
     Args:
         f: maps one sequence (T, n) to outputs (T', q).
         x: the point at which to differentiate, (T, n), floating.
-        tol: entries with absolute value <= tol count as zero (default: exact zeros only).
+        tol: entries with absolute value <= tol count as zero (default: exact zeros
+            only).
 
     Returns:
         A bool matrix (T', T) with entry (t, s) True if y_t depends on x_s at x.
@@ -241,5 +277,8 @@ def jacobian_support(
     check_tensor(x, "x", ndim=2, floating=True, shape_doc="(T, n)")
     J = torch.autograd.functional.jacobian(f, x)         # (T', q, T, n)
     if J.ndim != 4:
-        raise ValueError(f"f must map (T, n) to (T', q), got a Jacobian of shape {tuple(J.shape)}")
+        raise ValueError(
+            f"f must map (T, n) to (T', q), got a Jacobian of shape "
+            f"{tuple(J.shape)}"
+        )
     return (J.abs() > tol).any(dim=3).any(dim=1)
