@@ -161,3 +161,17 @@ def test_inline_math_is_not_cut_by_a_list_item(path):
            for line in broken_inline_math(_src(c))]
     assert not bad, f"{path.name}: inline math continues on a line that starts a list item:\n  " + (
         "\n  ".join(bad))
+
+
+LIBRARY = sorted(
+    p for p in (ROOT / "flt_lib").rglob("*.py")
+    if not (p.name.startswith("_") and p.name not in ("__init__.py", "_validate.py"))
+)
+
+
+@pytest.mark.parametrize("path", LIBRARY, ids=[str(p.relative_to(ROOT)) for p in LIBRARY])
+def test_library_lines_fit_the_column(path):
+    long = [f"line {k}: {len(line)} chars" for k, line in
+            enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if len(line) > MAX_CHARS]
+    assert not long, f"{path.relative_to(ROOT)}: lines over {MAX_CHARS} characters " + (
+        "(show_source puts them on the page): " + ", ".join(long[:10]))
