@@ -220,10 +220,10 @@ KERNEL_START_ATTEMPTS = 3
 def is_kernel_start_failure(err: BaseException) -> bool:
     """Whether ``err`` says that a kernel died while starting, before it ran any code.
 
-    Two kernels started at the same moment by two processes can, rarely, be handed the same
-    free port by jupyter_client; the one that loses the race exits before answering
-    ``kernel_info`` (seen once in about 50 notebooks under ``make test``). Starting again is
-    safe because no cell has run.
+    Seen once in a fresh-clone ``make test`` (one notebook of 52). nbval discards the kernel's
+    stderr, so the cause is not known; the usual one is two kernels, started at the same
+    moment by two processes, being handed the same free port. Starting again is safe because
+    no cell has run.
     """
     return isinstance(err, RuntimeError) and "before replying to kernel_info" in str(err)
 
