@@ -652,8 +652,39 @@ def _latex_unicode(app: Any, exc: Exception | None) -> None:
                            encoding="utf-8")
 
 
+def _proof_labels_in_latex() -> None:
+    """Give sphinx-proof's LaTeX labels a document name on every page.
+
+    For the PDF, sphinx-proof labels a statement ``<docname>:<label>``, taking the docname from
+    the enclosing section whose name equals the page title. When the two differ in their
+    quotes or case ("Cover’s counting theorem" against "cover's counting theorem"), it writes
+    ``None:<label>``: every link to the statement is then unresolved and its number is lost
+    (11 statements of Sections 1.3 and A.3). Fall back to the nearest enclosing node that
+    names its document.
+    """
+    try:
+        from sphinx_proof import nodes as proof_nodes
+    except ImportError:
+        return
+    original = proof_nodes.find_parent
+    if getattr(original, "_flt_fallback", False):
+        return
+
+    def find_parent(env: Any, node: Any, parent_tag: str) -> str | None:
+        found = original(env, node, parent_tag)
+        while found is None and node is not None:
+            node = node.parent
+            if node is not None and "docname" in node.attributes:
+                found = node.attributes["docname"]
+        return found
+
+    find_parent._flt_fallback = True  # type: ignore[attr-defined]
+    proof_nodes.find_parent = find_parent
+
+
 def setup(app: Any) -> dict[str, Any]:
     _register_bibliography_style()
+    _proof_labels_in_latex()
     app.connect("env-get-updated", letter_appendices, priority=900)
     app.add_post_transform(FltExecTable)
     app.add_node(StatementIndexNode)
