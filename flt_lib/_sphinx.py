@@ -615,6 +615,25 @@ def short_captions(tex: str) -> str:
     return "".join(out)
 
 
+_EXERCISE_LABEL = re.compile(r"\\label\{exercise:([^}]+)\}")
+_DOC_HYPERREF = re.compile(r"\\hyperref\[\\detokenize\{[^}:]*:([^}]+)\}\]")
+
+
+def exercise_links(tex: str) -> str:
+    """Point the PDF's links to exercises at the labels sphinx-exercise writes.
+
+    sphinx-exercise labels an exercise ``exercise:<label>`` in LaTeX, while a ``{ref}`` to it
+    (the course guide's homework table, for one) becomes ``<docname>:<label>``: 95 links were
+    unresolved. Rewrite every such link whose label is an exercise's.
+    """
+    labels = set(_EXERCISE_LABEL.findall(tex))
+
+    def fix(m: re.Match) -> str:
+        return f"\\hyperref[exercise:{m.group(1)}]" if m.group(1) in labels else m.group(0)
+
+    return _DOC_HYPERREF.sub(fix, tex)
+
+
 def _latex_unicode(app: Any, exc: Exception | None) -> None:
     """Declare every non-Latin character of the written .tex files for pdflatex, and number
     the chapters as the website does."""
@@ -627,7 +646,7 @@ def _latex_unicode(app: Any, exc: Exception | None) -> None:
         text = tex.read_text(encoding="utf-8")
         if "\\part{" in text:
             text = number_parts_like_the_website(text, parts)
-        tex.write_text(short_captions(text), encoding="utf-8")
+        tex.write_text(exercise_links(short_captions(text)), encoding="utf-8")
     if app.config.latex_engine != "pdflatex":
         return
     from pathlib import Path

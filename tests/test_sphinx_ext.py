@@ -166,3 +166,13 @@ def test_author_year_label():
     assert ext.author_year_label(entry("Krotov, D", "Hopfield, J")) == "Krotov and Hopfield, 2020"
     assert ext.author_year_label(entry("Jacot, A", "Gabriel, F", "Hongler, C")) == "Jacot et al., 2020"
     assert ext.author_year_label(entry("van der Maaten, L")) == "van der Maaten, 2020"
+
+
+def test_pdf_links_to_exercises_use_sphinx_exercise_labels():
+    from flt_lib._sphinx import exercise_links
+
+    tex = (r"{\hyperref[\detokenize{chapters/a/b:ex-one}]{\sphinxcrossref{X}}} "
+           r"{\hyperref[\detokenize{chapters/a/b:thm-two}]{Y}} \phantomsection \label{exercise:ex-one}")
+    out = exercise_links(tex)
+    assert r"\hyperref[exercise:ex-one]" in out, "a link to an exercise must use its label"
+    assert r"\hyperref[\detokenize{chapters/a/b:thm-two}]" in out, "other links stay as they are"
