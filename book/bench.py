@@ -1,12 +1,12 @@
-"""Book tooling (not part of the library API): ``make bench``, a benchmark table.
+"""``make bench``: a benchmark table of import cost, notebook run times and kernels.
 
 Timing is measured here and never asserted in ``make test`` (it would flake on a shared
 machine). Each row has a budget; the table marks a row over its budget with ✗.
 
 Usage, from the repository root::
 
-    python -m flt_lib._bench             # the whole table (executes every notebook)
-    python -m flt_lib._bench --kernels   # only the import and kernel rows (seconds)
+    python -m book.bench             # the whole table (executes every notebook)
+    python -m book.bench --kernels   # only the import and kernel rows (seconds)
 
 The kernel rows come from the chapters that add kernels: :func:`scan_rows` (Chapter 4, the
 parallel scan against the sequential loop) and :func:`attention_rows` (Chapter 5, the book's
@@ -25,8 +25,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from flt_lib.timing import best_time
 from pathlib import Path
+
+from book import ROOT
+from flt_lib.timing import best_time
 
 
 @dataclass(frozen=True)
@@ -154,9 +156,9 @@ def import_row(repeat: int = 7) -> Row:
 
 def notebook_rows(*, jobs: int = 1, threads: str | None = None) -> list[Row]:
     """Every notebook executed afresh, ``jobs`` at a time: its run time against 60 s, and the median."""
-    from flt_lib import _build
+    from book import build
 
-    times = _build.execute(force=True, jobs=jobs, threads=threads, by="bench", quiet=True)
+    times = build.execute(force=True, jobs=jobs, threads=threads, by="bench", quiet=True)
     rows = [Row(f"notebook {name.removeprefix('chapters/')}", t, "s", 60.0) for name, t in times.items()]
     rows.sort(key=lambda r: r.name)
     rows.append(Row(f"median notebook ({len(times)} notebooks)", median(list(times.values())), "s", 15.0))
@@ -198,7 +200,7 @@ def format_table(rows: list[Row]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m flt_lib._bench", description="make bench")
+    parser = argparse.ArgumentParser(prog="python -m book.bench", description="make bench")
     parser.add_argument("--kernels", action="store_true", help="only the import and kernel rows")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks executed at a time (default 1)")
     parser.add_argument("--threads", default=None, help="FLT_THREADS for the notebooks")
@@ -214,7 +216,7 @@ def main(argv: list[str]) -> int:
     text = (f"Benchmark of {stamp} on {_machine(args.threads)}, {args.jobs} notebook(s) at a "
             f"time; {time.perf_counter() - t0:.0f} s in all.\n\n{format_table(rows)}\n")
     print(text)
-    out = Path(__file__).resolve().parent.parent / "_build" / "bench.md"
+    out = ROOT / "_build" / "bench.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     print(f"written to {out}")

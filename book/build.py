@@ -1,24 +1,24 @@
-"""Book tooling (not part of the library API): execute each notebook once, build from a cache.
+"""Execute each notebook once, keep the outputs in a cache, build the website from it.
 
 The website is built with MyST-NB's ``cache`` execution mode: executed notebooks live in a
 jupyter-cache project at ``_build/.jupyter_cache``, matched by the hash of their code cells.
 That hash does not see ``flt_lib``, so on its own the cache would serve stale outputs after a
 library change. This module closes the gap: the cache is stamped with :func:`cache_key`, a hash
-of every ``flt_lib`` source file, ``requirements.txt`` and the device/thread settings, and a
+of every file of ``flt_lib/``, ``requirements.txt`` and the device/thread settings, and a
 cache filled under another key is emptied before anything reads it. Everything that touches
 the cache goes through :func:`open_cache`:
 
-- the Sphinx extension (this module is listed in ``_config.yml``), so that a plain
-  ``jupyter-book build`` can never use stale outputs either;
+- the Sphinx extension (:mod:`book.ext.cache`), so that a plain ``jupyter-book build`` can
+  never use stale outputs either;
 - :func:`execute`, which runs the notebooks that are not cached on all cores, longest first;
-- ``flt_lib._nbval_cache``, the pytest plugin that stores nbval's executed notebooks, so that
+- ``book.nbval_cache``, the pytest plugin that stores nbval's executed notebooks, so that
   ``make test`` executes every notebook once and the strict build reads them back.
 
 Usage, from the repository root::
 
-    python -m flt_lib._build execute [--jobs N]   # execute what the cache lacks, in parallel
-    python -m flt_lib._build book [--jobs N]      # execute, then the strict build (make book)
-    python -m flt_lib._build status               # which notebooks are cached
+    python -m book.build execute [--jobs N]   # execute what the cache lacks, in parallel
+    python -m book.build book [--jobs N]      # execute, then the strict build (make book)
+    python -m book.build status               # which notebooks are cached
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import contextlib
-import functools
 import hashlib
 import json
 import os
@@ -34,22 +33,22 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from book import ROOT
+from book.upstream.nbval_kernel_start import retry_kernel_start
+
 BUILD_DIR = ROOT / "_build"
 CACHE_DIR = BUILD_DIR / ".jupyter_cache"
 STAMP_NAME = "flt_lib.key"
 LOG_PATH = BUILD_DIR / "executions.jsonl"
 OK_MARKER = BUILD_DIR / ".last_build_ok"
 CELL_TIMEOUT = 300  # seconds per cell, as in _config.yml
-# Book tooling inside flt_lib: no notebook imports these (tests/test_colab_imports.py), so they
-# cannot change what a notebook prints, and editing them must not re-execute the book.
-TOOLING = ("_notebook", "_build", "_nbval_cache", "_bench", "_sphinx")
 
-__all__ = ["cache_key", "open_cache", "store", "cached_record", "execute", "notebooks", "setup"]
+__all__ = ["cache_key", "open_cache", "store", "cached_record", "execute", "notebooks", "build"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -67,13 +66,17 @@ def _settings() -> dict[str, str]:
 def cache_key(root: Path = ROOT) -> str:
     """Hash of everything besides a notebook's own code that decides its outputs.
 
-    Covers every ``flt_lib/**/*.py`` (path and content) except the book tooling (``TOOLING``,
-    which no notebook imports), ``requirements.txt`` (the pinned environment) and the
-    ``FLT_DEVICE``/``FLT_THREADS`` settings.
+    Covers every file of ``flt_lib/`` (path and content; caches such as ``__pycache__`` left
+    out), ``requirements.txt`` (the pinned environment) and the ``FLT_DEVICE``/``FLT_THREADS``
+    settings. The book's tooling lives in ``book/``, outside the key: editing it never
+    re-executes a notebook.
     """
     h = hashlib.sha256()
-    for path in sorted((root / "flt_lib").rglob("*.py")):
-        if "__pycache__" in path.parts or (path.parent == root / "flt_lib" and path.stem in TOOLING):
+    for path in sorted((root / "flt_lib").rglob("*")):
+        rel = path.relative_to(root)
+        if not path.is_file() or path.suffix == ".pyc" or any(
+            part == "__pycache__" or part.startswith(".") for part in rel.parts
+        ):
             continue
         h.update(path.relative_to(root).as_posix().encode() + b"\0")
         h.update(path.read_bytes() + b"\0")
@@ -112,7 +115,7 @@ def open_cache(path: Path = CACHE_DIR, *, key: str | None = None):
         stamp = path / STAMP_NAME
         if path.exists() and (not stamp.exists() or stamp.read_text().strip() != key):
             shutil.rmtree(path)
-            print(f"[flt_lib._build] flt_lib or the settings changed: emptied {path}", flush=True)
+            print(f"[book] flt_lib or the settings changed: emptied {path}", flush=True)
         path.mkdir(parents=True, exist_ok=True)
         if not stamp.exists():
             stamp.write_text(key + "\n")
@@ -214,36 +217,18 @@ def worker_env(threads: str | None = None) -> dict[str, str]:
     return env
 
 
-KERNEL_START_ATTEMPTS = 3
+def ipc_kernel_manager(folder: str, kernel_name: str = "python3"):
+    """A kernel manager whose kernel talks over IPC (Unix sockets in ``folder``), not TCP.
 
-
-def is_kernel_start_failure(err: BaseException) -> bool:
-    """Whether ``err`` says that a kernel died while starting, before it ran any code.
-
-    Seen once in a fresh-clone ``make test`` (one notebook of 52). nbval discards the kernel's
-    stderr, so the cause is not known; the usual one is two kernels, started at the same
-    moment by two processes, being handed the same free port. Starting again is safe because
-    no cell has run.
+    Over TCP, ipykernel logs "Kernel is running over TCP without encryption" on every start
+    (52 lines in ``make book``), and two kernels started at once can be handed the same free
+    port (:mod:`book.upstream.nbval_kernel_start`). IPC sockets are files that only this
+    user can open, and need no port.
     """
-    return isinstance(err, RuntimeError) and "before replying to kernel_info" in str(err)
+    from jupyter_client.manager import AsyncKernelManager
 
-
-def retry_kernel_start(start, *, attempts: int = KERNEL_START_ATTEMPTS, pause: float = 1.0):
-    """Wrap ``start`` so that a kernel that dies while starting is started again."""
-
-    @functools.wraps(start)
-    def started(*args, **kwargs):
-        for attempt in range(1, attempts + 1):
-            try:
-                return start(*args, **kwargs)
-            except RuntimeError as err:
-                if attempt == attempts or not is_kernel_start_failure(err):
-                    raise
-                print(f"[flt_lib._build] kernel died while starting ({err}); "
-                      f"attempt {attempt + 1} of {attempts}", file=sys.stderr, flush=True)
-                time.sleep(pause)
-
-    return started
+    return AsyncKernelManager(kernel_name=kernel_name, transport="ipc",
+                              ip=str(Path(folder) / "kernel"))
 
 
 def _run_notebook(path: str, timeout: int, env: dict[str, str]) -> tuple[str, dict | None, float, str]:
@@ -255,18 +240,19 @@ def _run_notebook(path: str, timeout: int, env: dict[str, str]) -> tuple[str, di
     os.environ.update(env)  # the kernel inherits this process's environment
     t0 = time.perf_counter()
 
-    def run():
+    def run(sockets: str):
         nb = nbformat.read(path, as_version=4)
         NotebookClient(
-            nb, timeout=timeout, kernel_name="python3", record_timing=False,
+            nb, km=ipc_kernel_manager(sockets), timeout=timeout, record_timing=False,
             resources={"metadata": {"path": str(Path(path).parent)}},
         ).execute()
         return nb
 
-    try:
-        nb = retry_kernel_start(run)()
-    except Exception as err:  # a failing cell: report it, cache nothing
-        return path, None, time.perf_counter() - t0, f"{type(err).__name__}: {err}"
+    with tempfile.TemporaryDirectory(prefix="flt-kernel-") as sockets:
+        try:
+            nb = retry_kernel_start(run)(sockets)
+        except Exception as err:  # a failing cell: report it, cache nothing
+            return path, None, time.perf_counter() - t0, f"{type(err).__name__}: {err}"
     return path, nb, time.perf_counter() - t0, ""
 
 
@@ -312,12 +298,12 @@ def execute(
             todo.append(p)
     if not todo:
         if not quiet:
-            print(f"[flt_lib._build] all {len(paths)} notebooks are cached", flush=True)
+            print(f"[book] all {len(paths)} notebooks are cached", flush=True)
         return {}
     previous = _last_times()
     todo.sort(key=lambda p: -previous.get(p.relative_to(ROOT).as_posix(), 1e9))
     if not quiet:
-        print(f"[flt_lib._build] executing {len(todo)} of {len(paths)} notebooks, {jobs} at a time"
+        print(f"[book] executing {len(todo)} of {len(paths)} notebooks, {jobs} at a time"
               f" (FLT_THREADS={env['FLT_THREADS']})", flush=True)
     times, failures = {}, []
     t_all = time.perf_counter()
@@ -336,7 +322,7 @@ def execute(
             if not quiet:
                 print(f"  {seconds:6.1f} s  {rel}", flush=True)
     if not quiet:
-        print(f"[flt_lib._build] executed {len(times)} notebooks in "
+        print(f"[book] executed {len(times)} notebooks in "
               f"{time.perf_counter() - t_all:.1f} s wall time", flush=True)
     if failures:
         raise RuntimeError("notebooks failed:\n" + "\n".join(failures))
@@ -376,65 +362,12 @@ def build(*, fresh: bool = False, path_output: Path | None = None) -> subprocess
 
 
 # ---------------------------------------------------------------------------------------------
-# Sphinx extension: the cache is keyed on flt_lib, also for a plain `jupyter-book build`
-# ---------------------------------------------------------------------------------------------
-
-
-def _on_builder_inited(app) -> None:
-    config = getattr(app.env, "mystnb_config", None)
-    if config is None or config.execution_mode != "cache":
-        return
-    path = Path(config.execution_cache_path or CACHE_DIR)
-    if not path.is_absolute():
-        path = (Path(app.srcdir) / path).resolve()
-    app.env.mystnb_config = config.copy(execution_cache_path=str(path))
-    open_cache(path)
-
-
-def _notebook_records(app) -> dict[str, int | None]:
-    """For each notebook page, the pk of the cache record that matches it now."""
-    import nbformat
-
-    cache = open_cache(Path(app.env.mystnb_config.execution_cache_path))
-    out = {}
-    for docname in app.env.found_docs:
-        path = Path(app.env.doc2path(docname))
-        if path.suffix == ".ipynb" and path.exists():
-            record = cached_record(cache, nbformat.read(path, as_version=4))
-            out[docname] = None if record is None else record.pk
-    return out
-
-
-def _on_env_get_outdated(app, env, added, changed, removed) -> list[str]:
-    """Re-read a page whose cached outputs changed (e.g. after a change in flt_lib)."""
-    if getattr(env, "mystnb_config", None) is None or env.mystnb_config.execution_mode != "cache":
-        return []
-    before = getattr(env, "flt_nb_records", {})
-    now = _notebook_records(app)
-    return [d for d, pk in now.items() if d not in added | changed and before.get(d, -1) != pk]
-
-
-def _on_env_updated(app, env) -> list[str]:
-    if getattr(env, "mystnb_config", None) is not None and env.mystnb_config.execution_mode == "cache":
-        env.flt_nb_records = _notebook_records(app)
-    return []
-
-
-def setup(app) -> dict:
-    """Sphinx entry point (``sphinx.extra_extensions`` in ``_config.yml``)."""
-    app.connect("builder-inited", _on_builder_inited, priority=600)  # after MyST-NB's
-    app.connect("env-get-outdated", _on_env_get_outdated)
-    app.connect("env-updated", _on_env_updated)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
-
-
-# ---------------------------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------------------------
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m flt_lib._build", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m book.build", description=__doc__.split("\n")[0])
     parser.add_argument("command", choices=["execute", "book", "status"])
     parser.add_argument("--jobs", type=int, default=None, help="parallel kernels (default: cores)")
     parser.add_argument("--all", action="store_true", help="book: re-read every page")
@@ -462,7 +395,7 @@ def main(argv: list[str]) -> int:
     for line in warnings:
         print(line)
     print(log[-600:] if proc.returncode else "")
-    print(f"[flt_lib._build] execution {t1 - t0:.1f} s, build {time.perf_counter() - t1:.1f} s; "
+    print(f"[book] execution {t1 - t0:.1f} s, build {time.perf_counter() - t1:.1f} s; "
           f"log in _build/build.log; site in _build/html/index.html")
     return 1 if proc.returncode or warnings else 0
 

@@ -1,11 +1,11 @@
-"""Book tooling (not part of the library API): a pytest plugin that caches nbval's executions.
+"""A pytest plugin that stores nbval's executed notebooks in the book's execution cache.
 
 nbval executes every notebook cell by cell, as a test. This plugin collects the outputs of each
 cell as nbval receives them and, when every cell of a notebook has passed, stores the executed
-notebook in the book's jupyter-cache (:func:`flt_lib._build.store`). The strict build that
+notebook in the book's jupyter-cache (:func:`book.build.store`). The strict build that
 follows in ``make test`` reads the outputs from there, so each notebook is executed once.
 
-Enable it with ``pytest -p flt_lib._nbval_cache`` (the Makefile does). Without nbval items it
+Enable it with ``pytest -p book.nbval_cache`` (the Makefile does). Without nbval items it
 does nothing.
 """
 
@@ -21,15 +21,13 @@ _RUNS: dict[str, dict] = {}  # notebook node id -> {"t0", "outputs", "ok"}
 
 
 def pytest_configure(config):
-    """Start a notebook's kernel again if it dies while starting (see ``retry_kernel_start``)."""
-    try:
-        from nbval import kernel
-    except ImportError:
-        return
-    from flt_lib import _build
+    """Start a notebook's kernel again if it dies while starting.
 
-    if not getattr(kernel.start_new_kernel, "__wrapped__", None):
-        kernel.start_new_kernel = _build.retry_kernel_start(kernel.start_new_kernel)
+    The patch and the upstream issue it works around: :mod:`book.upstream.nbval_kernel_start`.
+    """
+    from book.upstream import nbval_kernel_start
+
+    nbval_kernel_start.install()
 
 
 def _is_cell(item) -> bool:
@@ -66,11 +64,11 @@ def pytest_runtest_teardown(item, nextitem):
     state = _RUNS.pop(item.parent.nodeid, None)
     if state is None:
         return
-    from flt_lib import _build
+    from book import build
 
     seconds = time.perf_counter() - state["t0"]
     path = Path(str(item.parent.fspath))
-    _build.log_execution(path, seconds, by="nbval")
+    build.log_execution(path, seconds, by="nbval")
     nb = copy.deepcopy(item.parent.nb)
     code = [c for c in nb.cells if c.cell_type == "code"]
     if not state["ok"] or sorted(state["outputs"]) != list(range(len(code))):
@@ -81,4 +79,4 @@ def pytest_runtest_teardown(item, nextitem):
         for out in cell.outputs:
             if out.get("output_type") == "execute_result":
                 out["execution_count"] = i + 1
-    _build.store(_build.open_cache(), nb, path, seconds)
+    build.store(build.open_cache(), nb, path, seconds)
