@@ -139,6 +139,7 @@ def kernel_rows() -> list[Row]:
 
 
 def median(values: list[float]) -> float:
+    """The median of ``values`` (NaN for none)."""
     return statistics.median(values) if values else float("nan")
 
 
@@ -200,6 +201,7 @@ def format_table(rows: list[Row]) -> str:
 
 
 def main(argv: list[str]) -> int:
+    """``make bench``: print the table and write it to ``_build/bench.md``."""
     parser = argparse.ArgumentParser(prog="python -m book.bench", description="make bench")
     parser.add_argument("--kernels", action="store_true", help="only the import and kernel rows")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks executed at a time (default 1)")

@@ -367,6 +367,7 @@ def build(*, fresh: bool = False, path_output: Path | None = None) -> subprocess
 
 
 def main(argv: list[str]) -> int:
+    """Command line: ``execute``, ``book`` (``make book``) or ``status``; returns the exit code."""
     parser = argparse.ArgumentParser(prog="python -m book.build", description=__doc__.split("\n")[0])
     parser.add_argument("command", choices=["execute", "book", "status"])
     parser.add_argument("--jobs", type=int, default=None, help="parallel kernels (default: cores)")

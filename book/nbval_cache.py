@@ -36,6 +36,7 @@ def _is_cell(item) -> bool:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_setup(item):
+    """Start a notebook's clock at its first cell (nbval starts the kernel there)."""
     if _is_cell(item) and item.parent.nodeid not in _RUNS:
         # The first cell's setup starts the notebook's kernel: time from here.
         _RUNS[item.parent.nodeid] = {"t0": time.perf_counter(), "outputs": {}, "ok": True}
@@ -44,6 +45,7 @@ def pytest_runtest_setup(item):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
+    """Record each cell's outputs as nbval received them, and whether it passed."""
     outcome = yield
     if not _is_cell(item):
         return
@@ -59,6 +61,7 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item, nextitem):
+    """After a notebook's last cell: log its run, and cache it if every cell passed."""
     if not _is_cell(item) or (nextitem is not None and nextitem.parent is item.parent):
         return
     state = _RUNS.pop(item.parent.nodeid, None)

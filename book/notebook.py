@@ -492,6 +492,7 @@ def release_problems(root: Path = ROOT) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    """Command line (see the module's docstring); returns the exit code."""
     commands = {"stamp", "check", "strip", "student", "student-book", "release-check", "retitle"}
     if not argv or argv[0] not in commands:
         print(__doc__)

@@ -6,6 +6,9 @@ alone. At ``builder-inited`` this module opens the cache through
 ``flt_lib``, ``requirements.txt`` or device/thread setting). Between builds it remembers
 which cache record each page was read from, and has Sphinx read a page again when that
 record changed (e.g. after a change in ``flt_lib``), though the notebook did not.
+
+The configuration value ``flt_library_root`` names the folder that holds the ``flt_lib/``
+the kernels import; it defaults to this repository (a test's tiny book sets its own).
 """
 
 from __future__ import annotations
@@ -13,9 +16,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from book.build import CACHE_DIR, cached_record, open_cache
+from book import ROOT
+from book.build import CACHE_DIR, cache_key, cached_record, open_cache
 
 __all__ = ["setup"]
+
+
+def _key(app: Any) -> str:
+    """The cache key of the ``flt_lib`` this build's kernels import."""
+    return cache_key(Path(app.config.flt_library_root or ROOT))
 
 
 def _on_builder_inited(app: Any) -> None:
@@ -26,14 +35,14 @@ def _on_builder_inited(app: Any) -> None:
     if not path.is_absolute():
         path = (Path(app.srcdir) / path).resolve()
     app.env.mystnb_config = config.copy(execution_cache_path=str(path))
-    open_cache(path)
+    open_cache(path, key=_key(app))
 
 
 def _notebook_records(app: Any) -> dict[str, int | None]:
     """For each notebook page, the pk of the cache record that matches it now."""
     import nbformat
 
-    cache = open_cache(Path(app.env.mystnb_config.execution_cache_path))
+    cache = open_cache(Path(app.env.mystnb_config.execution_cache_path), key=_key(app))
     out = {}
     for docname in app.env.found_docs:
         path = Path(app.env.doc2path(docname))
@@ -66,6 +75,7 @@ def _on_env_updated(app: Any, env: Any) -> list[str]:
 
 def setup(app: Any) -> dict[str, Any]:
     """Register the hooks (loaded by :mod:`book.ext`, or alone by a test's book)."""
+    app.add_config_value("flt_library_root", "", "env")
     app.connect("builder-inited", _on_builder_inited, priority=600)  # after MyST-NB's
     app.connect("env-get-outdated", _on_env_get_outdated)
     app.connect("env-updated", _on_env_updated)

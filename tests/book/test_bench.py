@@ -1,6 +1,6 @@
-"""flt_lib._bench: the table marks every row over its budget with ✗ (timings are never asserted)."""
+"""book.bench: the table marks every row over its budget with ✗ (timings are never asserted)."""
 
-from flt_lib._bench import Row, format_table, median
+from book.bench import Row, format_table, median
 
 
 def test_rows_over_budget_are_marked():

@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from conftest import ROOT, toc_files, toc_notebooks
-from flt_lib import _build
+from book import build as _build
 
 IN_MAKE_TEST = bool(os.environ.get("FLT_RUN_ID"))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, toc_files, toc_notebooks
-from flt_lib import _notebook as nbt
+from book import notebook as nbt
 
 NOTEBOOKS = nbt.notebooks(ROOT)
 IDS = [str(p.relative_to(ROOT / "chapters")) for p in NOTEBOOKS]

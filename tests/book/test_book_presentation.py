@@ -2,7 +2,7 @@
 
 - every line of notebook code is at most 88 characters (it fits the content column at 1280 px
   without sideways scrolling; printed lines are checked on the built site by
-  tests/test_site_browser.py);
+  tests/book/test_site_browser.py);
 - every figure-producing code cell carries a numbered caption, a name and an alt text in its
   cell metadata (``mystnb.figure.caption``, ``mystnb.figure.name``, ``mystnb.image.alt``), and
   draws one figure;
@@ -11,11 +11,14 @@
 - inline math never continues on a line that Markdown reads as a list item ("+ x$", "- y$"):
   the paragraph would break there and the reader would see raw TeX;
 - every line of `flt_lib` library code is at most 88 characters, since ``show_source`` puts it
-  on the page (the book tooling, ``flt_lib/_*.py``, is never shown).
+  on the page; the book's tooling, ``book/``, follows the same rule;
+- every module of ``flt_lib`` and ``book`` has a docstring, and so does every public function
+  and class of ``book`` (the library's own are checked where they are shown).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -23,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from flt_lib import _notebook as nbt
+from book import notebook as nbt
 
 NOTEBOOKS = nbt.notebooks(ROOT)
 IDS = [str(p.relative_to(ROOT / "chapters")) for p in NOTEBOOKS]
@@ -108,7 +111,7 @@ def test_titles_carry_no_hand_written_number(path):
     title = nbt.hand_numbered_title(text)
     assert title is None, (
         f"{path.relative_to(ROOT)}: title {title!r} carries its own number, and the table of "
-        "contents numbers it again; run `python -m flt_lib._notebook retitle`"
+        "contents numbers it again; run `python -m book.notebook retitle`"
     )
 
 
@@ -163,10 +166,7 @@ def test_inline_math_is_not_cut_by_a_list_item(path):
         "\n  ".join(bad))
 
 
-LIBRARY = sorted(
-    p for p in (ROOT / "flt_lib").rglob("*.py")
-    if not (p.name.startswith("_") and p.name not in ("__init__.py", "_validate.py"))
-)
+LIBRARY = sorted([*(ROOT / "flt_lib").rglob("*.py"), *(ROOT / "book").rglob("*.py")])
 
 
 @pytest.mark.parametrize("path", LIBRARY, ids=[str(p.relative_to(ROOT)) for p in LIBRARY])
@@ -175,3 +175,16 @@ def test_library_lines_fit_the_column(path):
             enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if len(line) > MAX_CHARS]
     assert not long, f"{path.relative_to(ROOT)}: lines over {MAX_CHARS} characters " + (
         "(show_source puts them on the page): " + ", ".join(long[:10]))
+
+
+@pytest.mark.parametrize("path", LIBRARY, ids=[str(p.relative_to(ROOT)) for p in LIBRARY])
+def test_modules_and_book_functions_have_docstrings(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    missing = [] if ast.get_docstring(tree) else ["the module"]
+    if path.relative_to(ROOT).parts[0] == "book":
+        missing += [
+            f"{node.name} (line {node.lineno})" for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+            and not node.name.startswith("_") and not ast.get_docstring(node)
+        ]
+    assert not missing, f"{path.relative_to(ROOT)}: no docstring for " + ", ".join(missing)

@@ -1,4 +1,4 @@
-"""flt_lib._build: the execution cache is keyed on flt_lib's sources and never serves stale output."""
+"""book.build: the execution cache is keyed on flt_lib/ and never serves stale output."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import nbformat
 import pytest
 
 from conftest import ROOT
-from flt_lib import _build
+from book import build as _build
+from book.upstream import nbval_kernel_start
 
 
 def _copy_package(dst: Path) -> Path:
@@ -35,9 +36,20 @@ def test_key_changes_with_any_library_source(tmp_path):
     (root / "flt_lib" / "attention" / "extra.py").write_text("X = 1\n")
     key2 = _build.cache_key(root)
     assert key2 != key, "a new flt_lib module must change the key"
-    tooling = root / "flt_lib" / "_sphinx.py"
-    tooling.write_text(tooling.read_text() + "\n# an edit to book tooling\n")
-    assert _build.cache_key(root) == key2, "book tooling does not change what notebooks print"
+    (root / "flt_lib" / "attention" / "data.json").write_text("{}\n")
+    assert _build.cache_key(root) != key2, "any file of flt_lib/ is in the key"
+    (root / "flt_lib" / "attention" / "data.json").unlink()
+    (root / "flt_lib" / "__pycache__").mkdir(exist_ok=True)
+    (root / "flt_lib" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
+    assert _build.cache_key(root) == key2, "byte-code caches are not sources"
+
+
+def test_key_does_not_see_the_book_tooling(tmp_path):
+    root = _copy_package(tmp_path)
+    key = _build.cache_key(root)
+    shutil.copytree(ROOT / "book", root / "book", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "book" / "ext" / "latex.py").write_text("# an edit to book tooling\n")
+    assert _build.cache_key(root) == key, "book tooling does not change what notebooks print"
 
 
 def test_key_changes_with_requirements_and_settings(tmp_path, monkeypatch):
@@ -89,7 +101,8 @@ def test_editing_flt_lib_reexecutes_the_page_on_the_next_build(tmp_path):
     book.mkdir()
     (book / "_config.yml").write_text(
         "title: t\nexecute:\n  execute_notebooks: cache\n  cache: _build/.jupyter_cache\n"
-        "sphinx:\n  extra_extensions:\n    - flt_lib._build\n"
+        f"sphinx:\n  local_extensions:\n    book.ext.cache: {ROOT}\n"
+        f"  config:\n    flt_library_root: {pkg}\n"
     )
     (book / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n- file: page\n")
     (book / "intro.md").write_text("# Intro\n")
@@ -131,11 +144,11 @@ def test_a_kernel_that_dies_while_starting_is_started_again():
             raise RuntimeError("Kernel died before replying to kernel_info")
         return "kernel"
 
-    assert _build.retry_kernel_start(start, pause=0)(2) == "kernel"
+    assert nbval_kernel_start.retry_kernel_start(start, pause=0)(2) == "kernel"
     assert len(calls) == 3
     calls.clear()
     with pytest.raises(RuntimeError, match="kernel_info"):
-        _build.retry_kernel_start(start, attempts=2, pause=0)(5)
+        nbval_kernel_start.retry_kernel_start(start, attempts=2, pause=0)(5)
     assert len(calls) == 2, "gives up after the given number of attempts"
 
 
@@ -147,7 +160,7 @@ def test_other_errors_are_not_retried():
         raise RuntimeError("a cell raised")
 
     with pytest.raises(RuntimeError, match="a cell raised"):
-        _build.retry_kernel_start(start, pause=0)()
+        nbval_kernel_start.retry_kernel_start(start, pause=0)()
     assert len(calls) == 1
 
 
@@ -155,10 +168,10 @@ def test_nbval_plugin_wraps_nbval_kernel_start():
     pytest.importorskip("nbval")
     from nbval import kernel
 
-    from flt_lib import _nbval_cache
+    from book import nbval_cache
 
-    _nbval_cache.pytest_configure(None)
+    nbval_cache.pytest_configure(None)
     assert getattr(kernel.start_new_kernel, "__wrapped__", None) is not None
     wrapped = kernel.start_new_kernel
-    _nbval_cache.pytest_configure(None)
+    nbval_cache.pytest_configure(None)
     assert kernel.start_new_kernel is wrapped, "configuring twice does not wrap twice"

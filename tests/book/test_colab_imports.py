@@ -15,12 +15,10 @@ import tomllib
 import pytest
 
 from conftest import ROOT
-from flt_lib import _notebook as nbt
+from book import notebook as nbt
 
 COLAB = {"numpy", "torch", "matplotlib", "scipy"}
 ALLOWED = set(sys.stdlib_module_names) | COLAB | {"flt_lib"}
-# Book tooling inside flt_lib: runs only in the book's own environment (Sphinx, pytest, Jupyter).
-TOOLING = {"_notebook", "_build", "_nbval_cache", "_bench", "_sphinx"}
 NOTEBOOKS = nbt.notebooks(ROOT)
 
 
@@ -63,17 +61,6 @@ def test_notebook_imports_only_what_colab_has(path):
     assert used <= ALLOWED, f"{path.name} imports {sorted(used - ALLOWED)}, which Colab lacks"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT / "chapters")))
-def test_notebook_imports_no_book_tooling(path):
-    # The tooling modules are left out of the execution cache's key (flt_lib._build.TOOLING):
-    # that is sound only while no notebook imports them.
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    code = "\n".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-                     for c in cells if c["cell_type"] == "code")
-    private = {m for m in _imports(code, full=True) if m.startswith("flt_lib._")}
-    assert not private, f"{path.name} imports book tooling {sorted(private)}"
-
-
 def test_flt_lib_runtime_dependencies_are_what_colab_has():
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     names = {re.split(r"[<>=!~ \[;]", d, maxsplit=1)[0].lower() for d in deps}
@@ -83,18 +70,10 @@ def test_flt_lib_runtime_dependencies_are_what_colab_has():
 def test_flt_lib_modules_import_only_their_dependencies():
     bad = {}
     for path in sorted((ROOT / "flt_lib").rglob("*.py")):
-        if path.stem in TOOLING:
-            continue
         used = _imports(path.read_text(encoding="utf-8"))
         if used - ALLOWED:
             bad[str(path.relative_to(ROOT))] = sorted(used - ALLOWED)
     assert not bad, f"flt_lib modules import packages outside its dependencies: {bad}"
-
-
-def test_tooling_list_matches_the_cache_key():
-    from flt_lib import _build
-
-    assert set(_build.TOOLING) == TOOLING
 
 
 def test_the_import_scanner_sees_imports():

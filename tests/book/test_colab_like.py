@@ -4,7 +4,8 @@ This mimics pressing "Open in Colab": each notebook is copied into an empty dire
 the repository; one new virtual environment gets only what Colab has (numpy, torch, matplotlib,
 scipy, ipykernel); the first notebook's own setup cell installs flt_lib, as on Colab.
 FLT_LIB_SPEC points that install at this checkout instead of the pinned release tag (which a
-test cannot fetch before it is published). One environment serves every chapter.
+test cannot fetch before it is published). One environment serves every chapter, and at the
+end every module of the installed flt_lib is imported in it.
 """
 
 from __future__ import annotations
@@ -63,3 +64,10 @@ def test_first_notebook_of_every_chapter_runs_in_a_fresh_environment(tmp_path, m
     where = subprocess.run([py, "-c", "import flt_lib; print(flt_lib.__file__)"],
                            capture_output=True, text=True, cwd=tmp_path, check=True).stdout
     assert str(venv) in where, f"flt_lib was not installed into the fresh environment: {where}"
+    # Every module of the installed package imports with the run-time dependencies alone: no
+    # Sphinx, nbval, jupyter-cache or build code is left in flt_lib (that is book/'s).
+    walk = ("import flt_lib, pkgutil; mods = [m.name for m in pkgutil.walk_packages("
+            "flt_lib.__path__, 'flt_lib.')]; [__import__(m) for m in mods]; print(len(mods))")
+    out = subprocess.run([py, "-c", walk], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, f"a flt_lib module does not import on its own: {out.stderr}"
+    assert int(out.stdout) > 20, out.stdout

@@ -12,7 +12,7 @@ import pytest
 from nbclient import NotebookClient
 
 from conftest import ROOT, toc_notebooks
-from flt_lib import _build
+from book import build as _build
 
 # The first notebook, and notebooks whose numbers come out of seeded training loops.
 CHOSEN = [

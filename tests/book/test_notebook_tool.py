@@ -1,10 +1,10 @@
-"""The setup-cell template, stamping, stripping and the student edition (flt_lib._notebook)."""
+"""The setup-cell template, stamping, stripping and the student edition (book.notebook)."""
 
 import json
 
 import pytest
 
-from flt_lib import _notebook as nbt
+from book import notebook as nbt
 
 
 def _nb(cells):

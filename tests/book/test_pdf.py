@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from flt_lib import _notebook as nbt
+from book import notebook as nbt
 
 PDF = ROOT / "_build" / "latex" / "book.pdf"
 

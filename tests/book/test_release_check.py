@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from flt_lib import _notebook as nbt
+from book import notebook as nbt
 
 URL = "https://github.com/org/book"
 

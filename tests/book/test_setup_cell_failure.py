@@ -12,7 +12,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from conftest import ROOT
-from flt_lib import _notebook as nbt
+from book import notebook as nbt
 
 UNREACHABLE = "flt_lib @ git+http://127.0.0.1:9/nowhere/flt-book.git@v0.0.0"
 

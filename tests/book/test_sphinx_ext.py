@@ -1,4 +1,4 @@
-"""flt_lib._sphinx, the book's Sphinx extension: appendix letters, author-year labels that the
+"""book.ext, the book's Sphinx extension: appendix letters, author-year labels that the
 citations repeat, the statement index, and the LaTeX fix-ups. A tiny book is built for real."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from flt_lib import _sphinx as ext
+from book.ext import bibliography, latex, numbering
+from conftest import ROOT
 
 JB = Path(sys.executable).parent / "jupyter-book"
 
@@ -23,7 +24,8 @@ execute:
   execute_notebooks: "off"
 bibtex_bibfiles: [refs.bib]
 sphinx:
-  extra_extensions: [sphinx_proof, flt_lib._sphinx]
+  extra_extensions: [sphinx_proof]
+  local_extensions: {book.ext: "%s"}
   config:
     bibtex_reference_style: flt_author_year
     bibtex_default_style: flt_authoryear
@@ -83,7 +85,7 @@ See {{prf:ref}}`{p}-thm` and {{eq}}`eq-{p}`.
 def site(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("tiny")
     files = {
-        "_config.yml": CONFIG, "_toc.yml": TOC, "refs.bib": BIB,
+        "_config.yml": CONFIG % ROOT, "_toc.yml": TOC, "refs.bib": BIB,
         "intro.md": "# Tiny\n\nCited {cite:p}`rum1`, {cite:t}`rum2` and {cite:p}`hop`.\n",
         "ch/index.md": "# Main chapter\n", "ch/one.md": "# Section\n\n" + STATEMENTS.format(p="c"),
         "app/index.md": "# Extra\n", "app/one.md": "# Appendix section\n\n" + STATEMENTS.format(p="a"),
@@ -132,18 +134,18 @@ def test_statement_index_lists_numbered_statements_with_math(site):
 
 
 def test_tex_for_char():
-    assert ext.tex_for_char("≤") == r"\ensuremath{\le}"
-    assert ext.tex_for_char("γ") == r"\ensuremath{\gamma}"
-    assert ext.tex_for_char("Ω") == r"\ensuremath{\Omega}"
-    assert ext.tex_for_char("ς") == r"\ensuremath{\sigma}"
-    assert ext.tex_for_char("₃") == r"\ensuremath{_{3}}"
-    assert ext.tex_for_char("Α") is None  # capital alpha: no macro, LaTeX shows "?"
-    assert ext.tex_for_char("☃") is None
+    assert latex.tex_for_char("≤") == r"\ensuremath{\le}"
+    assert latex.tex_for_char("γ") == r"\ensuremath{\gamma}"
+    assert latex.tex_for_char("Ω") == r"\ensuremath{\Omega}"
+    assert latex.tex_for_char("ς") == r"\ensuremath{\sigma}"
+    assert latex.tex_for_char("₃") == r"\ensuremath{_{3}}"
+    assert latex.tex_for_char("Α") is None  # capital alpha: no macro, LaTeX shows "?"
+    assert latex.tex_for_char("☃") is None
 
 
 def test_number_parts_like_the_website():
     tex = "\\part{Front matter}\n\\part{Chapters}\n\\part{Appendix}\n\\part{Back matter}"
-    out = ext.number_parts_like_the_website(tex, {
+    out = numbering.number_parts_like_the_website(tex, {
         "Front matter": "unnumbered", "Chapters": "numbered", "Appendix": "appendix",
         "Back matter": "unnumbered"})
     assert out.splitlines() == [
@@ -162,14 +164,14 @@ def test_author_year_label():
         e.persons["author"] = [Person(a) for a in authors]
         return e
 
-    assert ext.author_year_label(entry("Hopfield, John", year="1982")) == "Hopfield, 1982"
-    assert ext.author_year_label(entry("Krotov, D", "Hopfield, J")) == "Krotov and Hopfield, 2020"
-    assert ext.author_year_label(entry("Jacot, A", "Gabriel, F", "Hongler, C")) == "Jacot et al., 2020"
-    assert ext.author_year_label(entry("van der Maaten, L")) == "van der Maaten, 2020"
+    assert bibliography.author_year_label(entry("Hopfield, John", year="1982")) == "Hopfield, 1982"
+    assert bibliography.author_year_label(entry("Krotov, D", "Hopfield, J")) == "Krotov and Hopfield, 2020"
+    assert bibliography.author_year_label(entry("Jacot, A", "Gabriel, F", "Hongler, C")) == "Jacot et al., 2020"
+    assert bibliography.author_year_label(entry("van der Maaten, L")) == "van der Maaten, 2020"
 
 
 def test_pdf_links_to_exercises_use_sphinx_exercise_labels():
-    from flt_lib._sphinx import exercise_links
+    from book.upstream.sphinx_exercise_links import exercise_links
 
     tex = (r"{\hyperref[\detokenize{chapters/a/b:ex-one}]{\sphinxcrossref{X}}} "
            r"{\hyperref[\detokenize{chapters/a/b:thm-two}]{Y}} \phantomsection \label{exercise:ex-one}")

@@ -1,7 +1,7 @@
 """The student edition (`make student`): every exercise and heading kept, no solution left.
 
 The checks read the full edition with their own, simpler parser (one regular expression over
-the notebook's cells joined in order), so that a bug in ``flt_lib._notebook.student_copy``
+the notebook's cells joined in order), so that a bug in ``book.notebook.student_copy``
 cannot hide itself.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from flt_lib import _notebook as nbt
+from book import notebook as nbt
 
 NOTEBOOKS = nbt.notebooks(ROOT)
 IDS = [str(p.relative_to(ROOT / "chapters")) for p in NOTEBOOKS]
@@ -70,7 +70,7 @@ def student_dir(tmp_path_factory) -> Path:
     """The student edition, written by the same command `make student` runs."""
     out = tmp_path_factory.mktemp("student")
     proc = subprocess.run(
-        [sys.executable, "-m", "flt_lib._notebook", "student", str(out)],
+        [sys.executable, "-m", "book.notebook", "student", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr

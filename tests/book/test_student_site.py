@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from conftest import ROOT, toc_files
-from flt_lib import _notebook as nbt
+from book import notebook as nbt
 
 JB = Path(sys.executable).parent / "jupyter-book"
 
@@ -29,7 +29,7 @@ IN_MAKE_TEST = bool(os.environ.get("FLT_RUN_ID"))
 @pytest.mark.book
 @pytest.mark.slow
 def test_student_site_builds_strictly_without_solutions(tmp_path):
-    from flt_lib import _build
+    from book import build as _build
 
     cache = _build.open_cache(_build.CACHE_DIR)
     missing = [p.relative_to(ROOT) for p in nbt.notebooks(ROOT)
