@@ -8,9 +8,9 @@ Usage, from the repository root::
     python -m book.bench             # the whole table (executes every notebook)
     python -m book.bench --kernels   # only the import and kernel rows (seconds)
 
-The kernel rows come from the chapters that add kernels: :func:`scan_rows` (Chapter 4, the
-parallel scan against the sequential loop) and :func:`attention_rows` (Chapter 5, the book's
-attention against ``torch.nn.functional.scaled_dot_product_attention``).
+The kernel rows come from the chapters that add kernels: :func:`scan_rows` (Chapter 4,
+the parallel scan against the sequential loop) and :func:`attention_rows` (Chapter 5,
+the book's attention against ``torch.nn.functional.scaled_dot_product_attention``).
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ from flt_lib.timing import best_time
 class Row:
     """One line of the benchmark table."""
 
-    name: str             # what was measured
-    value: float          # the measurement, in `unit`
-    unit: str             # "s", "ms" or "x" (a ratio)
+    name: str  # what was measured
+    value: float  # the measurement, in `unit`
+    unit: str  # "s", "ms" or "x" (a ratio)
     budget: float | None  # the largest acceptable value (or smallest, if `at_least`)
     at_least: bool = False  # True when the budget is a lower bound (a speed-up goal)
-    note: str = ""        # one short remark (sizes, what the reference is)
+    note: str = ""  # one short remark (sizes, what the reference is)
 
     @property
     def ok(self) -> bool:
@@ -50,16 +50,17 @@ class Row:
 
 
 def scan_rows() -> list[Row]:
-    """Chapter 4: the parallel scan of a diagonal linear recurrence against the sequential loop.
+    """Chapter 4: the parallel scan of a diagonal linear recurrence against the
+    sequential loop.
 
-    At T = 4096 for state widths 1, 64 and 1024; goal: a speed-up of at least 10x at widths <= 64.
-    Each row is (loop time) / (scan time), both the best of 5 calls on one torch thread. The
-    two-level chunked scan takes about 2 sqrt(T) = 128 sequential steps instead of 4096, so it
-    wins while each step's cost is Python and dispatch overhead; at width 1024 every step does
-    real work and the scan's extra passes over memory make it no faster (usually slower) than
-    the loop. Hillis and
-    Steele's scan takes 12 steps but does O(T N log T) work: it wins by less than the chunked
-    scan at width 64 (about 3x in Section 4.4) and loses at width 1024.
+    At T = 4096 for state widths 1, 64 and 1024; goal: a speed-up of at least 10x at
+    widths <= 64. Each row is (loop time) / (scan time), both the best of 5 calls on one
+    torch thread. The two-level chunked scan takes about 2 sqrt(T) = 128 sequential
+    steps instead of 4096, so it wins while each step's cost is Python and dispatch
+    overhead; at width 1024 every step does real work and the scan's extra passes over
+    memory make it no faster (usually slower) than the loop. Hillis and Steele's scan
+    takes 12 steps but does O(T N log T) work: it wins by less than the chunked scan at
+    width 64 (about 3x in Section 4.4) and loses at width 1024.
     """
     import torch
 
@@ -74,31 +75,42 @@ def scan_rows() -> list[Row]:
             a = 0.5 + 0.5 * torch.rand(4096, width, generator=gen)
             u = torch.randn(4096, width, generator=gen)
             t_loop = best_time(lambda: scan_loop(a, u))
-            for name, scan in (("chunked", scan_chunked), ("Hillis-Steele", scan_hillis_steele)):
+            for name, scan in (
+                ("chunked", scan_chunked),
+                ("Hillis-Steele", scan_hillis_steele),
+            ):
                 t_scan = best_time(lambda: scan(a, u))
                 goal = name == "chunked" and width <= 64
-                rows.append(Row(
-                    name=f"scan speed-up, {name}, N={width}", value=t_loop / t_scan, unit="x",
-                    budget=10.0 if goal else None, at_least=True,
-                    note=f"T=4096: loop {t_loop * 1e3:.1f} ms, scan {t_scan * 1e3:.2f} ms",
-                ))
+                rows.append(
+                    Row(
+                        name=f"scan speed-up, {name}, N={width}",
+                        value=t_loop / t_scan,
+                        unit="x",
+                        budget=10.0 if goal else None,
+                        at_least=True,
+                        note=f"T=4096: loop {t_loop * 1e3:.1f} ms, "
+                        f"scan {t_scan * 1e3:.2f} ms",
+                    )
+                )
         return rows
     finally:
         torch.set_num_threads(before)
 
 
 def attention_rows() -> list[Row]:
-    """Chapter 5: the book's attention against torch's scaled_dot_product_attention (goal <= 1.5x).
+    """Chapter 5: the book's attention against torch's scaled_dot_product_attention
+    (goal <= 1.5x).
 
-    ``flt_lib.attention.scoring.attention`` materialises the (T_q, T_k) weights (it returns
-    them); SDPA may use a fused kernel that never does. Both get the same inputs (float32, CPU,
-    the same boolean mask for the causal row) and run with torch's current thread count. They
-    are timed alternately in blocks of at least 5 calls, in CPU time of this process
-    (``time.process_time``, which a busy shared machine inflates less than wall-clock time),
-    best of many rounds; the value is the ratio ours / SDPA. Blocks rather than single calls,
-    so that one slow call (the first after SDPA ran can find our (T, T) buffers returned to the
-    system, and pay for fresh pages) does not decide the row. Ours is memory-bound at large T
-    (three passes over the weights), so on a busy shared machine its ratio grows.
+    ``flt_lib.attention.scoring.attention`` materialises the (T_q, T_k) weights (it
+    returns them); SDPA may use a fused kernel that never does. Both get the same inputs
+    (float32, CPU, the same boolean mask for the causal row) and run with torch's
+    current thread count. They are timed alternately in blocks of at least 5 calls, in
+    CPU time of this process (``time.process_time``, which a busy shared machine
+    inflates less than wall-clock time), best of many rounds; the value is the ratio
+    ours / SDPA. Blocks rather than single calls, so that one slow call (the first after
+    SDPA ran can find our (T, T) buffers returned to the system, and pay for fresh
+    pages) does not decide the row. Ours is memory-bound at large T (three passes over
+    the weights), so on a busy shared machine its ratio grows.
     """
     import torch
     from torch.nn.functional import scaled_dot_product_attention as sdpa
@@ -112,12 +124,18 @@ def attention_rows() -> list[Row]:
         return (time.process_time() - start) / number
 
     rows = []
-    for B, h, T, d, causal in [(8, 4, 64, 32, False), (8, 4, 256, 32, False),
-                               (8, 4, 256, 32, True), (2, 8, 1024, 64, False)]:
+    for B, h, T, d, causal in [
+        (8, 4, 64, 32, False),
+        (8, 4, 256, 32, False),
+        (8, 4, 256, 32, True),
+        (2, 8, 1024, 64, False),
+    ]:
         gen = torch.Generator().manual_seed(0)
         q, k, v = (torch.randn(B, h, T, d, generator=gen) for _ in range(3))
         mask = causal_mask(T) if causal else None
-        number = max(5, 2**23 // (B * h * T * T))  # at least 5 calls: the allocator's steady state
+        number = max(
+            5, 2**23 // (B * h * T * T)
+        )  # at least 5 calls: the allocator's steady state
         ours_fn = lambda: attention(q, k, v, mask=mask)  # noqa: E731
         ref_fn = lambda: sdpa(q, k, v, attn_mask=mask)  # noqa: E731
         ours_fn(), ref_fn()  # warm-up
@@ -125,11 +143,16 @@ def attention_rows() -> list[Row]:
         for _ in range(9):
             ours = min(ours, cpu_time(ours_fn, number))
             ref = min(ref, cpu_time(ref_fn, number))
-        rows.append(Row(
-            name=f"attention / SDPA, B={B} h={h} T={T} d={d}{' causal' if causal else ''}",
-            value=ours / ref, unit="x", budget=1.5,
-            note=f"ours {ours * 1e3:.3g} ms, SDPA {ref * 1e3:.3g} ms (CPU time)",
-        ))
+        rows.append(
+            Row(
+                name=f"attention / SDPA, B={B} h={h} T={T} d={d}"
+                + (" causal" if causal else ""),
+                value=ours / ref,
+                unit="x",
+                budget=1.5,
+                note=f"ours {ours * 1e3:.3g} ms, SDPA {ref * 1e3:.3g} ms (CPU time)",
+            )
+        )
     return rows
 
 
@@ -144,27 +167,57 @@ def median(values: list[float]) -> float:
 
 
 def import_row(repeat: int = 7) -> Row:
-    """``import flt_lib`` beyond ``import torch``: median over fresh interpreters (budget 0.3 s)."""
-    code = ("import time, torch; t = time.perf_counter(); import flt_lib; "
-            "print(time.perf_counter() - t)")
+    """``import flt_lib`` beyond ``import torch``: median over fresh interpreters
+    (budget 0.3 s)."""
+    code = (
+        "import time, torch; t = time.perf_counter(); import flt_lib; "
+        "print(time.perf_counter() - t)"
+    )
     times = []
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
         times.append(float(out.stdout.strip()))
-    return Row("import flt_lib beyond import torch", median(times), "s", 0.3,
-               note=f"median of {repeat} fresh interpreters")
+    return Row(
+        "import flt_lib beyond import torch",
+        median(times),
+        "s",
+        0.3,
+        note=f"median of {repeat} fresh interpreters",
+    )
 
 
 def notebook_rows(*, jobs: int = 1, threads: str | None = None) -> list[Row]:
-    """Every notebook executed afresh, ``jobs`` at a time: its run time against 60 s, and the median."""
+    """Every notebook executed afresh, ``jobs`` at a time: its run time against 60 s,
+    and the median."""
     from book import build
 
-    times = build.execute(force=True, jobs=jobs, threads=threads, by="bench", quiet=True)
-    rows = [Row(f"notebook {name.removeprefix('chapters/')}", t, "s", 60.0) for name, t in times.items()]
+    times = build.execute(
+        force=True, jobs=jobs, threads=threads, by="bench", quiet=True
+    )
+    rows = [
+        Row(f"notebook {name.removeprefix('chapters/')}", t, "s", 60.0)
+        for name, t in times.items()
+    ]
     rows.sort(key=lambda r: r.name)
-    rows.append(Row(f"median notebook ({len(times)} notebooks)", median(list(times.values())), "s", 15.0))
-    rows.append(Row("sum of notebook times", sum(times.values()), "s", None,
-                    note=f"{jobs} at a time" if jobs > 1 else "one at a time"))
+    rows.append(
+        Row(
+            f"median notebook ({len(times)} notebooks)",
+            median(list(times.values())),
+            "s",
+            15.0,
+        )
+    )
+    rows.append(
+        Row(
+            "sum of notebook times",
+            sum(times.values()),
+            "s",
+            None,
+            note=f"{jobs} at a time" if jobs > 1 else "one at a time",
+        )
+    )
     return rows
 
 
@@ -181,8 +234,11 @@ def _machine(threads: str | None = None) -> str:
                 break
     except OSError:
         pass
-    return (f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, "
-            f"torch {torch.__version__}, FLT_THREADS={threads or os.environ.get('FLT_THREADS') or '1'}")
+    threads = threads or os.environ.get("FLT_THREADS") or "1"
+    return (
+        f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, "
+        f"torch {torch.__version__}, FLT_THREADS={threads}"
+    )
 
 
 def format_table(rows: list[Row]) -> str:
@@ -194,7 +250,11 @@ def format_table(rows: list[Row]) -> str:
             budget, mark = "", ""
         else:
             sign = ">=" if r.at_least else "<="
-            budget = f"{sign} {r.budget:g} {r.unit}" if r.unit != "x" else f"{sign} {r.budget:g}x"
+            budget = (
+                f"{sign} {r.budget:g} {r.unit}"
+                if r.unit != "x"
+                else f"{sign} {r.budget:g}x"
+            )
             mark = "✓" if r.ok else "✗"
         lines.append(f"| {r.name} | {value} | {budget} | {mark} | {r.note} |")
     return "\n".join(lines)
@@ -202,9 +262,15 @@ def format_table(rows: list[Row]) -> str:
 
 def main(argv: list[str]) -> int:
     """``make bench``: print the table and write it to ``_build/bench.md``."""
-    parser = argparse.ArgumentParser(prog="python -m book.bench", description="make bench")
-    parser.add_argument("--kernels", action="store_true", help="only the import and kernel rows")
-    parser.add_argument("--jobs", type=int, default=1, help="notebooks executed at a time (default 1)")
+    parser = argparse.ArgumentParser(
+        prog="python -m book.bench", description="make bench"
+    )
+    parser.add_argument(
+        "--kernels", action="store_true", help="only the import and kernel rows"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="notebooks executed at a time (default 1)"
+    )
     parser.add_argument("--threads", default=None, help="FLT_THREADS for the notebooks")
     args = parser.parse_args(argv)
     from flt_lib.device import set_threads
@@ -215,8 +281,11 @@ def main(argv: list[str]) -> int:
     if not args.kernels:
         rows += notebook_rows(jobs=args.jobs, threads=args.threads)
     stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-    text = (f"Benchmark of {stamp} on {_machine(args.threads)}, {args.jobs} notebook(s) at a "
-            f"time; {time.perf_counter() - t0:.0f} s in all.\n\n{format_table(rows)}\n")
+    text = (
+        f"Benchmark of {stamp} on {_machine(args.threads)}, "
+        f"{args.jobs} notebook(s) at a time; {time.perf_counter() - t0:.0f} s in all."
+        f"\n\n{format_table(rows)}\n"
+    )
     print(text)
     out = ROOT / "_build" / "bench.md"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,24 +1,25 @@
 """Execute each notebook once, keep the outputs in a cache, build the website from it.
 
-The website is built with MyST-NB's ``cache`` execution mode: executed notebooks live in a
-jupyter-cache project at ``_build/.jupyter_cache``, matched by the hash of their code cells.
-That hash does not see ``flt_lib``, so on its own the cache would serve stale outputs after a
-library change. This module closes the gap: the cache is stamped with :func:`cache_key`, a hash
-of every file of ``flt_lib/``, ``requirements.txt`` and the device/thread settings, and a
-cache filled under another key is emptied before anything reads it. Everything that touches
-the cache goes through :func:`open_cache`:
+The website is built with MyST-NB's ``cache`` execution mode: executed notebooks live in
+a jupyter-cache project at ``_build/.jupyter_cache``, matched by the hash of their code
+cells. That hash does not see ``flt_lib``, so on its own the cache would serve stale
+outputs after a library change. This module closes the gap: the cache is stamped with
+:func:`cache_key`, a hash of every file of ``flt_lib/``, ``requirements.txt`` and the
+device/thread settings, and a cache filled under another key is emptied before anything
+reads it. Everything that touches the cache goes through :func:`open_cache`:
 
-- the Sphinx extension (:mod:`book.ext.cache`), so that a plain ``jupyter-book build`` can
-  never use stale outputs either;
-- :func:`execute`, which runs the notebooks that are not cached on all cores, longest first;
-- ``book.nbval_cache``, the pytest plugin that stores nbval's executed notebooks, so that
-  ``make test`` executes every notebook once and the strict build reads them back.
+- the Sphinx extension (:mod:`book.ext.cache`), so that a plain ``jupyter-book build``
+  can never use stale outputs either;
+- :func:`execute`, which runs the notebooks that are not cached on all cores, longest
+  first;
+- ``book.nbval_cache``, the pytest plugin that stores nbval's executed notebooks, so
+  that ``make test`` executes every notebook once and the strict build reads them back.
 
 Usage, from the repository root::
 
-    python -m book.build execute [--jobs N]   # execute what the cache lacks, in parallel
-    python -m book.build book [--jobs N]      # execute, then the strict build (make book)
-    python -m book.build status               # which notebooks are cached
+    python -m book.build execute [--jobs N]  # execute what the cache lacks, in parallel
+    python -m book.build book [--jobs N]     # execute, then the strict build
+    python -m book.build status              # which notebooks are cached
 """
 
 from __future__ import annotations
@@ -48,12 +49,20 @@ LOG_PATH = BUILD_DIR / "executions.jsonl"
 OK_MARKER = BUILD_DIR / ".last_build_ok"
 CELL_TIMEOUT = 300  # seconds per cell, as in _config.yml
 
-__all__ = ["cache_key", "open_cache", "store", "cached_record", "execute", "notebooks", "build"]
+__all__ = [
+    "cache_key",
+    "open_cache",
+    "store",
+    "cached_record",
+    "execute",
+    "notebooks",
+    "build",
+]
 
 
-# ---------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # The cache and its key
-# ---------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
 
 def _settings() -> dict[str, str]:
@@ -66,16 +75,18 @@ def _settings() -> dict[str, str]:
 def cache_key(root: Path = ROOT) -> str:
     """Hash of everything besides a notebook's own code that decides its outputs.
 
-    Covers every file of ``flt_lib/`` (path and content; caches such as ``__pycache__`` left
-    out), ``requirements.txt`` (the pinned environment) and the ``FLT_DEVICE``/``FLT_THREADS``
-    settings. The book's tooling lives in ``book/``, outside the key: editing it never
-    re-executes a notebook.
+    Covers every file of ``flt_lib/`` (path and content; caches such as ``__pycache__``
+    left out), ``requirements.txt`` (the pinned environment) and the
+    ``FLT_DEVICE``/``FLT_THREADS`` settings. The book's tooling lives in ``book/``,
+    outside the key: editing it never re-executes a notebook.
     """
     h = hashlib.sha256()
     for path in sorted((root / "flt_lib").rglob("*")):
         rel = path.relative_to(root)
-        if not path.is_file() or path.suffix == ".pyc" or any(
-            part == "__pycache__" or part.startswith(".") for part in rel.parts
+        if (
+            not path.is_file()
+            or path.suffix == ".pyc"
+            or any(part == "__pycache__" or part.startswith(".") for part in rel.parts)
         ):
             continue
         h.update(path.relative_to(root).as_posix().encode() + b"\0")
@@ -98,11 +109,12 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def open_cache(path: Path = CACHE_DIR, *, key: str | None = None):
-    """Return the jupyter-cache at ``path``, emptied first if it was filled under another key.
+    """Return the jupyter-cache at ``path``, emptied first if it was filled under
+    another key.
 
     Args:
         path: the cache directory.
-        key: the key the cache must carry; defaults to :func:`cache_key` of this checkout.
+        key: the key the cache must carry; default :func:`cache_key` of this checkout.
 
     Returns:
         A ``jupyter_cache`` cache object.
@@ -131,10 +143,11 @@ def cached_record(cache, nb):
 
 
 def store(cache, nb, path: Path, seconds: float) -> None:
-    """Put an executed notebook into the cache, with its run time for the execution table.
+    """Put an executed notebook into the cache, with its run time for the execution
+    table.
 
-    The outputs are copied into the notebook as it is on disk, so that the cache entry hashes
-    exactly like the source (an executor may add cell metadata such as timings).
+    The outputs are copied into the notebook as it is on disk, so that the cache entry
+    hashes exactly like the source (an executor may add cell metadata such as timings).
     """
     import nbformat
     from jupyter_cache.base import CacheBundleIn
@@ -143,23 +156,28 @@ def store(cache, nb, path: Path, seconds: float) -> None:
     src_code = [c for c in source.cells if c.cell_type == "code"]
     run_code = [c for c in nb.cells if c.cell_type == "code"]
     if len(src_code) != len(run_code):
-        raise ValueError(f"{path}: the executed notebook has {len(run_code)} code cells, "
-                         f"the file {len(src_code)}")
+        raise ValueError(
+            f"{path}: the executed notebook has {len(run_code)} code cells, "
+            f"the file {len(src_code)}"
+        )
     for src, run in zip(src_code, run_code):
         src.outputs, src.execution_count = run.outputs, run.execution_count
     with _locked(Path(cache.path)):
         cache.cache_notebook_bundle(
-            CacheBundleIn(source, str(Path(path).resolve()), data={"execution_seconds": seconds}),
+            CacheBundleIn(
+                source, str(Path(path).resolve()), data={"execution_seconds": seconds}
+            ),
             check_validity=False,
             overwrite=True,
         )
 
 
 def log_execution(path: Path, seconds: float, *, by: str) -> None:
-    """Append one line to ``_build/executions.jsonl``: which notebook ran, how long, by whom.
+    """Append one line to ``_build/executions.jsonl``: which notebook ran, how long, by
+    whom.
 
-    ``FLT_RUN_ID`` (set by ``make test``) tags the lines of one run, so a test can prove that no
-    notebook was executed twice in it.
+    ``FLT_RUN_ID`` (set by ``make test``) tags the lines of one run, so a test can prove
+    that no notebook was executed twice in it.
     """
     rel = Path(path).resolve().relative_to(ROOT).as_posix()
     line = {
@@ -178,12 +196,16 @@ def read_log() -> list[dict]:
     """Every line of ``_build/executions.jsonl`` (empty if there is none)."""
     if not LOG_PATH.exists():
         return []
-    return [json.loads(s) for s in LOG_PATH.read_text(encoding="utf-8").splitlines() if s.strip()]
+    return [
+        json.loads(s)
+        for s in LOG_PATH.read_text(encoding="utf-8").splitlines()
+        if s.strip()
+    ]
 
 
-# ---------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Parallel execution
-# ---------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
 
 def notebooks(root: Path = ROOT) -> list[Path]:
@@ -207,7 +229,8 @@ def notebooks(root: Path = ROOT) -> list[Path]:
 
 
 def worker_env(threads: str | None = None) -> dict[str, str]:
-    """The environment of a notebook kernel: ``FLT_THREADS`` (default 1), and BLAS/OpenMP to match."""
+    """The environment of a notebook kernel: ``FLT_THREADS`` (default 1), and
+    BLAS/OpenMP to match."""
     env = dict(os.environ)
     n = threads or env.get("FLT_THREADS", "").strip() or "1"
     env["FLT_THREADS"] = n
@@ -218,21 +241,26 @@ def worker_env(threads: str | None = None) -> dict[str, str]:
 
 
 def ipc_kernel_manager(folder: str, kernel_name: str = "python3"):
-    """A kernel manager whose kernel talks over IPC (Unix sockets in ``folder``), not TCP.
+    """A kernel manager whose kernel talks over IPC (Unix sockets in ``folder``), not
+    TCP.
 
-    Over TCP, ipykernel logs "Kernel is running over TCP without encryption" on every start
-    (52 lines in ``make book``), and two kernels started at once can be handed the same free
-    port (:mod:`book.upstream.nbval_kernel_start`). IPC sockets are files that only this
-    user can open, and need no port.
+    Over TCP, ipykernel logs "Kernel is running over TCP without encryption" on every
+    start (52 lines in ``make book``), and two kernels started at once can be handed the
+    same free port (:mod:`book.upstream.nbval_kernel_start`). IPC sockets are files that
+    only this user can open, and need no port.
     """
     from jupyter_client.manager import AsyncKernelManager
 
-    return AsyncKernelManager(kernel_name=kernel_name, transport="ipc",
-                              ip=str(Path(folder) / "kernel"))
+    return AsyncKernelManager(
+        kernel_name=kernel_name, transport="ipc", ip=str(Path(folder) / "kernel")
+    )
 
 
-def _run_notebook(path: str, timeout: int, env: dict[str, str]) -> tuple[str, dict | None, float, str]:
-    """Execute one notebook in a fresh kernel; return (path, executed nb, seconds, error)."""
+def _run_notebook(
+    path: str, timeout: int, env: dict[str, str]
+) -> tuple[str, dict | None, float, str]:
+    """Execute one notebook in a fresh kernel; return (path, executed nb, seconds,
+    error)."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -243,7 +271,10 @@ def _run_notebook(path: str, timeout: int, env: dict[str, str]) -> tuple[str, di
     def run(sockets: str):
         nb = nbformat.read(path, as_version=4)
         NotebookClient(
-            nb, km=ipc_kernel_manager(sockets), timeout=timeout, record_timing=False,
+            nb,
+            km=ipc_kernel_manager(sockets),
+            timeout=timeout,
+            record_timing=False,
             resources={"metadata": {"path": str(Path(path).parent)}},
         ).execute()
         return nb
@@ -303,8 +334,11 @@ def execute(
     previous = _last_times()
     todo.sort(key=lambda p: -previous.get(p.relative_to(ROOT).as_posix(), 1e9))
     if not quiet:
-        print(f"[book] executing {len(todo)} of {len(paths)} notebooks, {jobs} at a time"
-              f" (FLT_THREADS={env['FLT_THREADS']})", flush=True)
+        print(
+            f"[book] executing {len(todo)} of {len(paths)} notebooks, {jobs} at a time"
+            f" (FLT_THREADS={env['FLT_THREADS']})",
+            flush=True,
+        )
     times, failures = {}, []
     t_all = time.perf_counter()
     with cf.ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -322,24 +356,30 @@ def execute(
             if not quiet:
                 print(f"  {seconds:6.1f} s  {rel}", flush=True)
     if not quiet:
-        print(f"[book] executed {len(times)} notebooks in "
-              f"{time.perf_counter() - t_all:.1f} s wall time", flush=True)
+        print(
+            f"[book] executed {len(times)} notebooks in "
+            f"{time.perf_counter() - t_all:.1f} s wall time",
+            flush=True,
+        )
     if failures:
         raise RuntimeError("notebooks failed:\n" + "\n".join(failures))
     return times
 
 
-# ---------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # The build
-# ---------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
 
-def build(*, fresh: bool = False, path_output: Path | None = None) -> subprocess.CompletedProcess:
-    """Run the strict build ``jupyter-book build -W -n --keep-going`` and return the process.
+def build(
+    *, fresh: bool = False, path_output: Path | None = None
+) -> subprocess.CompletedProcess:
+    """Run the strict build ``jupyter-book build -W -n --keep-going`` and return the
+    process.
 
     Args:
-        fresh: re-read every page (``--all``); otherwise Sphinx re-reads only the pages whose
-            notebook or cached outputs changed, unless the previous build failed.
+        fresh: re-read every page (``--all``); otherwise Sphinx re-reads only the pages
+            whose notebook or cached outputs changed, unless the previous build failed.
         path_output: where ``_build/html`` goes; default the repository.
     """
     jb = Path(sys.executable).parent / "jupyter-book"
@@ -355,22 +395,29 @@ def build(*, fresh: bool = False, path_output: Path | None = None) -> subprocess
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     log = proc.stdout + proc.stderr
     (BUILD_DIR / "build.log").write_text(log, encoding="utf-8")
-    warnings = [s for s in log.splitlines() if re.search(r"WARNING: |ERROR: |CRITICAL: ", s)]
+    warnings = [
+        s for s in log.splitlines() if re.search(r"WARNING: |ERROR: |CRITICAL: ", s)
+    ]
     if proc.returncode == 0 and not warnings:
         OK_MARKER.write_text(cache_key() + "\n")
     return proc
 
 
-# ---------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Command line
-# ---------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
 
 def main(argv: list[str]) -> int:
-    """Command line: ``execute``, ``book`` (``make book``) or ``status``; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m book.build", description=__doc__.split("\n")[0])
+    """Command line: ``execute``, ``book`` (``make book``) or ``status``; returns the
+    exit code."""
+    parser = argparse.ArgumentParser(
+        prog="python -m book.build", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("command", choices=["execute", "book", "status"])
-    parser.add_argument("--jobs", type=int, default=None, help="parallel kernels (default: cores)")
+    parser.add_argument(
+        "--jobs", type=int, default=None, help="parallel kernels (default: cores)"
+    )
     parser.add_argument("--all", action="store_true", help="book: re-read every page")
     args = parser.parse_args(argv)
     if args.command == "status":
@@ -392,12 +439,16 @@ def main(argv: list[str]) -> int:
     t1 = time.perf_counter()
     proc = build(fresh=args.all)
     log = (BUILD_DIR / "build.log").read_text(encoding="utf-8")
-    warnings = [s for s in log.splitlines() if re.search(r"WARNING: |ERROR: |CRITICAL: ", s)]
+    warnings = [
+        s for s in log.splitlines() if re.search(r"WARNING: |ERROR: |CRITICAL: ", s)
+    ]
     for line in warnings:
         print(line)
     print(log[-600:] if proc.returncode else "")
-    print(f"[book] execution {t1 - t0:.1f} s, build {time.perf_counter() - t1:.1f} s; "
-          f"log in _build/build.log; site in _build/html/index.html")
+    print(
+        f"[book] execution {t1 - t0:.1f} s, build {time.perf_counter() - t1:.1f} s; "
+        f"log in _build/build.log; site in _build/html/index.html"
+    )
     return 1 if proc.returncode or warnings else 0
 
 

@@ -7,15 +7,15 @@ Usage, from the repository root::
     python -m book.notebook strip             # remove outputs from every notebook
     python -m book.notebook student OUT_DIR   # chapters' notebooks without solutions
     python -m book.notebook student-book OUT_DIR [--executed DIR]
-                                                  # the student edition as a book source tree
+                                          # the student edition as a book source tree
     python -m book.notebook release-check     # version, setup cells and git tag agree
     python -m book.notebook retitle           # '# 3.1 Title' -> '# Title' (toc numbers)
 
 The setup cell is generated from one template, filled in from ``_config.yml``
-(``repository.url``) and ``flt_lib.__version__``. On a machine without flt_lib (Colab) it
-installs the package from the repository **pinned to the tag v<version>**, never a bare name
-from PyPI. The environment variable ``FLT_LIB_SPEC`` overrides the pip spec, which is how the
-tests point a clean environment at the local checkout.
+(``repository.url``) and ``flt_lib.__version__``. On a machine without flt_lib (Colab)
+it installs the package from the repository **pinned to the tag v<version>**, never a
+bare name from PyPI. The environment variable ``FLT_LIB_SPEC`` overrides the pip spec,
+which is how the tests point a clean environment at the local checkout.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from pathlib import Path
 
 from book import ROOT
 
-SETUP_TAG = "setup"          # marks the setup cell
-SOLUTION_TAG = "solution"    # marks code cells that belong to an exercise's solution
+SETUP_TAG = "setup"  # marks the setup cell
+SOLUTION_TAG = "solution"  # marks code cells that belong to an exercise's solution
 SETUP_TAGS = [SETUP_TAG, "hide-input"]  # hide-input: the website collapses the cell
 
 SETUP_TEMPLATE = '''\
@@ -58,7 +58,8 @@ print(f"flt_lib {{flt_lib.__version__}} on {{device}}")'''
 
 
 def read_config(root: Path = ROOT) -> dict:
-    """Return ``_config.yml`` as a dict (needs PyYAML, which the book's environment has)."""
+    """Return ``_config.yml`` as a dict (needs PyYAML, which the book's environment
+    has)."""
     import yaml
 
     return yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
@@ -74,7 +75,8 @@ def setup_source(repo_url: str, version: str) -> str:
 
 
 def expected_setup_source(root: Path = ROOT) -> str:
-    """The setup cell every notebook must carry, from ``_config.yml`` and ``__version__``."""
+    """The setup cell every notebook must carry, from ``_config.yml`` and
+    ``__version__``."""
     import flt_lib
 
     return setup_source(read_config(root)["repository"]["url"], flt_lib.__version__)
@@ -82,7 +84,11 @@ def expected_setup_source(root: Path = ROOT) -> str:
 
 def notebooks(root: Path = ROOT) -> list[Path]:
     """All notebooks under ``chapters/``, sorted."""
-    return sorted(p for p in (root / "chapters").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    return sorted(
+        p
+        for p in (root / "chapters").rglob("*.ipynb")
+        if ".ipynb_checkpoints" not in p.parts
+    )
 
 
 def _load(path: Path) -> dict:
@@ -90,7 +96,9 @@ def _load(path: Path) -> dict:
 
 
 def _dump(nb: dict, path: Path) -> None:
-    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
 
 
 def _source(cell: dict) -> str:
@@ -99,7 +107,8 @@ def _source(cell: dict) -> str:
 
 
 def setup_cell_index(nb: dict) -> int | None:
-    """Index of the first code cell, which must be the setup cell; None if there is none."""
+    """Index of the first code cell, which must be the setup cell; None if there is
+    none."""
     for i, cell in enumerate(nb.get("cells", [])):
         if cell.get("cell_type") == "code":
             return i
@@ -107,7 +116,8 @@ def setup_cell_index(nb: dict) -> int | None:
 
 
 def _fill_ids(nb: dict) -> bool:
-    """Give every cell without an ``id`` (nbformat >= 4.5) a unique one; return True if any."""
+    """Give every cell without an ``id`` (nbformat >= 4.5) a unique one; return True if
+    any."""
     taken = {c["id"] for c in nb.get("cells", []) if "id" in c}
     changed = False
     for k, cell in enumerate(nb.get("cells", [])):
@@ -141,7 +151,8 @@ def stamp_notebook(path: Path, source: str) -> bool:
     }
     changed = _fill_ids(nb)
     if i is None or SETUP_TAG not in nb["cells"][i].get("metadata", {}).get("tags", []):
-        # No setup cell yet: insert one after the leading markdown cells (title and goals).
+        # No setup cell yet: insert one after the leading markdown cells (title and
+        # goals).
         j = 0
         while j < len(nb["cells"]) and nb["cells"][j].get("cell_type") == "markdown":
             j += 1
@@ -160,7 +171,8 @@ def stamp_notebook(path: Path, source: str) -> bool:
 
 
 def strip_notebook(path: Path) -> bool:
-    """Remove outputs and execution counts from ``path``; return True if the file changed."""
+    """Remove outputs and execution counts from ``path``; return True if the file
+    changed."""
     nb = _load(path)
     changed = False
     for cell in nb.get("cells", []):
@@ -174,26 +186,31 @@ def strip_notebook(path: Path) -> bool:
     return changed
 
 
-# ---- The student edition -------------------------------------------------------------------
-# An exercise's solution runs from a `solution-start` directive to its `solution-end` directive;
-# either may share a markdown cell with other text (the end of one solution and the next
-# exercise, say). The student edition therefore works on directives, line by line, never on
-# whole cells. A fence is a line like ":::{name} args" (or with backticks), closed by a line of
-# the same character, at least as long.
-_FENCE_OPEN = re.compile(r"^ {0,3}(?P<fence>:{3,}|`{3,})\{(?P<name>[^}\s]+)\}(?P<arg>.*)$")
+# ---- The student edition -------------------------------------------------------------
+# An exercise's solution runs from a `solution-start` directive to its `solution-end`
+# directive; either may share a markdown cell with other text (the end of one solution
+# and the next exercise, say). The student edition therefore works on directives, line
+# by line, never on whole cells. A fence is a line like ":::{name} args" (or with
+# backticks), closed by a line of the same character, at least as long.
+_FENCE_OPEN = re.compile(
+    r"^ {0,3}(?P<fence>:{3,}|`{3,})\{(?P<name>[^}\s]+)\}(?P<arg>.*)$"
+)
 _FENCE_CLOSE = re.compile(r"^ {0,3}(?P<fence>:{3,}|`{3,})\s*$")
 SOLUTION_START, SOLUTION_END, SOLUTION = "solution-start", "solution-end", "solution"
 
 
 def _skip_directive(lines: list[str], i: int) -> int:
-    """Index just past the directive whose opening fence is ``lines[i]`` (nesting respected)."""
+    """Index just past the directive whose opening fence is ``lines[i]`` (nesting
+    respected)."""
     stack = [_FENCE_OPEN.match(lines[i]).group("fence")]
     j = i + 1
     while j < len(lines) and stack:
         m_open, m_close = _FENCE_OPEN.match(lines[j]), _FENCE_CLOSE.match(lines[j])
-        if m_close and m_close.group("fence")[0] == stack[-1][0] and len(
-            m_close.group("fence")
-        ) >= len(stack[-1]):
+        if (
+            m_close
+            and m_close.group("fence")[0] == stack[-1][0]
+            and len(m_close.group("fence")) >= len(stack[-1])
+        ):
             stack.pop()
         elif m_open:
             stack.append(m_open.group("fence"))
@@ -202,11 +219,13 @@ def _skip_directive(lines: list[str], i: int) -> int:
 
 
 def split_solutions(text: str, inside: bool) -> tuple[str, str, bool]:
-    """Split one markdown cell into (kept text, solution text, inside-a-solution at its end).
+    """Split one markdown cell into (kept text, solution text, inside-a-solution at its
+    end).
 
-    ``inside`` says whether the cell starts inside a solution (after a ``solution-start`` in an
-    earlier cell). The ``solution-start``/``solution-end`` fences themselves, everything between
-    them, and whole ``{solution}`` directives go to the solution text.
+    ``inside`` says whether the cell starts inside a solution (after a
+    ``solution-start`` in an earlier cell). The ``solution-start``/``solution-end``
+    fences themselves, everything between them, and whole ``{solution}`` directives go
+    to the solution text.
     """
     lines = text.split("\n")
     kept: list[str] = []
@@ -225,7 +244,9 @@ def split_solutions(text: str, inside: bool) -> tuple[str, str, bool]:
             i, inside = j, True
         elif name in (SOLUTION_START, SOLUTION_END):
             where = "inside" if inside else "outside"
-            raise ValueError(f"unexpected {name} directive {where} a solution: {lines[i]!r}")
+            raise ValueError(
+                f"unexpected {name} directive {where} a solution: {lines[i]!r}"
+            )
         elif name == SOLUTION and not inside:  # a whole, ungated {solution} directive
             j = _skip_directive(lines, i)
             dropped += lines[i:j]
@@ -246,13 +267,14 @@ def student_copy(nb: dict) -> dict:
     """A copy of a notebook with the exercises' solutions removed.
 
     Removes, directive by directive: every ``solution-start`` ... ``solution-end`` range
-    (markdown text and any cells in between) and every ``{solution}`` directive, and drops
-    code cells tagged ``solution`` wherever they are. Everything else, exercises, headings,
-    summaries and the other cells' outputs included, is kept unchanged. A markdown cell left
-    empty is dropped.
+    (markdown text and any cells in between) and every ``{solution}`` directive, and
+    drops code cells tagged ``solution`` wherever they are. Everything else, exercises,
+    headings, summaries and the other cells' outputs included, is kept unchanged. A
+    markdown cell left empty is dropped.
 
     Raises:
-        ValueError: if a solution is opened and never closed, or closed and never opened.
+        ValueError: if a solution is opened and never closed, or closed and never
+            opened.
     """
     out = dict(nb, cells=[])
     inside = False
@@ -293,7 +315,8 @@ def transplant_outputs(nb: dict, executed: dict) -> dict:
 
 
 def _executed_source(executed_dir: Path | None):
-    """A function (relative path, notebook) -> executed notebook or None, for ``executed_dir``."""
+    """A function (relative path, notebook) -> executed notebook or None, for
+    ``executed_dir``."""
     if executed_dir is None:
         return lambda rel, nb: None
     executed_dir = Path(executed_dir)
@@ -305,7 +328,7 @@ def _executed_source(executed_dir: Path | None):
 
         stamp = executed_dir / STAMP_NAME
         if stamp.exists() and stamp.read_text().strip() != cache_key():
-            print(f"{executed_dir} was filled with another flt_lib: no outputs taken from it")
+            print(f"{executed_dir} was filled with another flt_lib: no outputs taken")
             return lambda rel, nb: None
 
         cache = get_cache(executed_dir)
@@ -329,15 +352,17 @@ def _executed_source(executed_dir: Path | None):
 STUDENT_NOTE = "Student edition: the exercises' solutions are not included."
 
 
-def student_book(out_dir: Path, *, executed_dir: Path | None = None, root: Path = ROOT) -> int:
+def student_book(
+    out_dir: Path, *, executed_dir: Path | None = None, root: Path = ROOT
+) -> int:
     """Write the student edition as a complete book source tree in ``out_dir``.
 
     The tree holds ``_config.yml`` (title marked as the student edition, notebooks not
     executed, no Colab button, which would open the full notebook), ``_toc.yml``,
-    ``references.bib`` and ``chapters/`` with every notebook replaced by its student copy.
-    With ``executed_dir``, kept cells carry their outputs from there: either a jupyter-cache
-    folder (the book build's execution cache; a notebook is looked up by its code) or a
-    folder of executed notebooks mirroring the repository.
+    ``references.bib`` and ``chapters/`` with every notebook replaced by its student
+    copy. With ``executed_dir``, kept cells carry their outputs from there: either a
+    jupyter-cache folder (the book build's execution cache; a notebook is looked up by
+    its code) or a folder of executed notebooks mirroring the repository.
 
     Returns the number of notebooks written.
     """
@@ -387,21 +412,24 @@ def student_book(out_dir: Path, *, executed_dir: Path | None = None, root: Path 
     return n
 
 
-# ---- Titles without hand-written numbers ------------------------------------------------------
-# The table of contents numbers chapters and sections (numbered: true in _toc.yml), so a title
-# "# 3.1 Backpropagation" would show as "3.1. 3.1 Backpropagation". `retitle` removes such a
-# number from the first heading of every notebook and every chapter's index.md.
+# ---- Titles without hand-written numbers ---------------------------------------------
+# The table of contents numbers chapters and sections (numbered: true in _toc.yml), so a
+# title "# 3.1 Backpropagation" would show as "3.1. 3.1 Backpropagation". `retitle`
+# removes such a number from the first heading of every notebook and every chapter's
+# index.md.
 _HAND_NUMBER = re.compile(r"^(#\s+)(?:\d+|[A-Z])(?:(?:\.\d+)+\.?|\.)\s+(?=\S)")
 
 
 def hand_numbered_title(text: str) -> str | None:
-    """The first line of ``text`` if it is a '# ' heading starting with a number, else None."""
+    """The first line of ``text`` if it is a '# ' heading starting with a number, else
+    None."""
     first = text.split("\n", 1)[0]
     return first if _HAND_NUMBER.match(first) else None
 
 
 def retitle_text(text: str) -> str:
-    """``text`` with the number removed from its first line's heading ('# 3.1 X' -> '# X')."""
+    """``text`` with the number removed from its first line's heading ('# 3.1 X' -> '#
+    X')."""
     first, sep, rest = text.partition("\n")
     return _HAND_NUMBER.sub(r"\1", first, count=1) + sep + rest
 
@@ -412,7 +440,8 @@ def title_files(root: Path = ROOT) -> list[Path]:
 
 
 def retitle_file(path: Path) -> bool:
-    """Remove a hand-written number from the page title of ``path``; True if it changed."""
+    """Remove a hand-written number from the page title of ``path``; True if it
+    changed."""
     path = Path(path)
     if path.suffix == ".md":
         text = path.read_text(encoding="utf-8")
@@ -428,33 +457,41 @@ def retitle_file(path: Path) -> bool:
     new = retitle_text(text)
     if new == text:
         return False
-    cells[0]["source"] = new.splitlines(keepends=True) if isinstance(cells[0]["source"], list) else new
+    cells[0]["source"] = (
+        new.splitlines(keepends=True) if isinstance(cells[0]["source"], list) else new
+    )
     _dump(nb, path)
     return True
 
 
-# ---- The release check ---------------------------------------------------------------------
+# ---- The release check ---------------------------------------------------------------
 _VERSION_RE = re.compile(r'^__version__\s*=\s*["\']([^"\']+)["\']', re.M)
 
 
 def _git(root: Path, *args: str) -> tuple[int, str]:
     import subprocess
 
-    proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True
+    )
     return proc.returncode, proc.stdout.strip() or proc.stderr.strip()
 
 
 def release_problems(root: Path = ROOT) -> list[str]:
-    """What stands between this checkout and a consistent release; empty when there is nothing.
+    """What stands between this checkout and a consistent release; empty when there is
+    nothing.
 
     A release v<version> is consistent when ``flt_lib.__version__`` is <version>, every
-    notebook's setup cell is stamped for that version (so Colab installs that tag), a git
-    tag ``v<version>`` exists and carries the same version, and the library at the tag is
-    the library here (``flt_lib/`` and ``pyproject.toml`` have no committed or uncommitted
-    change since the tag), so the notebooks run against the code they were built with.
+    notebook's setup cell is stamped for that version (so Colab installs that tag), a
+    git tag ``v<version>`` exists and carries the same version, and the library at the
+    tag is the library here (``flt_lib/`` and ``pyproject.toml`` have no committed or
+    uncommitted change since the tag), so the notebooks run against the code they were
+    built with.
     """
     root = Path(root)
-    m = _VERSION_RE.search((root / "flt_lib" / "__init__.py").read_text(encoding="utf-8"))
+    m = _VERSION_RE.search(
+        (root / "flt_lib" / "__init__.py").read_text(encoding="utf-8")
+    )
     if not m:
         return ["flt_lib/__init__.py has no __version__ = '...' line"]
     version = m.group(1)
@@ -466,7 +503,9 @@ def release_problems(root: Path = ROOT) -> list[str]:
         i = setup_cell_index(nb)
         if i is None or _source(nb["cells"][i]) != expected:
             rel = path.relative_to(root)
-            problems.append(f"{rel}: setup cell not stamped for {tag}; run `make stamp`")
+            problems.append(
+                f"{rel}: setup cell not stamped for {tag}; run `make stamp`"
+            )
     rc, _ = _git(root, "rev-parse", "-q", "--verify", f"refs/tags/{tag}^{{commit}}")
     if rc != 0:
         problems.append(
@@ -479,21 +518,32 @@ def release_problems(root: Path = ROOT) -> list[str]:
     if not m_tag or m_tag.group(1) != version:
         found = m_tag.group(1) if m_tag else "none"
         problems.append(f"tag {tag} carries __version__ {found!r}, not {version!r}")
-    rc, changed = _git(root, "diff", "--name-only", tag, "--", "flt_lib", "pyproject.toml")
+    rc, changed = _git(
+        root, "diff", "--name-only", tag, "--", "flt_lib", "pyproject.toml"
+    )
     if rc != 0:
         problems.append(f"git diff against {tag} failed: {changed}")
     elif changed:
         files = ", ".join(changed.splitlines()[:5])
         problems.append(
-            f"flt_lib differs from tag {tag} ({files}): Colab would install other code than "
-            "this checkout's; bump __version__, `make stamp`, commit and tag again"
+            f"flt_lib differs from tag {tag} ({files}): Colab would install other "
+            "code than this checkout's; bump __version__, `make stamp`, commit and tag "
+            "again"
         )
     return problems
 
 
 def main(argv: list[str]) -> int:
     """Command line (see the module's docstring); returns the exit code."""
-    commands = {"stamp", "check", "strip", "student", "student-book", "release-check", "retitle"}
+    commands = {
+        "stamp",
+        "check",
+        "strip",
+        "student",
+        "student-book",
+        "release-check",
+        "retitle",
+    }
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2
@@ -530,11 +580,13 @@ def main(argv: list[str]) -> int:
         print(f"wrote {len(paths)} student notebooks to {out_dir}")
     elif cmd == "student-book":
         if len(argv) not in (2, 4) or (len(argv) == 4 and argv[2] != "--executed"):
-            print("usage: python -m book.notebook student-book OUT_DIR [--executed DIR]")
+            print(
+                "usage: python -m book.notebook student-book OUT_DIR [--executed DIR]"
+            )
             return 2
         executed = Path(argv[3]) if len(argv) == 4 else None
         if executed is not None and not executed.is_dir():
-            print(f"no executed notebooks in {executed}: the student site shows no outputs")
+            print(f"no executed notebooks in {executed}: the student site has none")
             executed = None
         n = student_book(Path(argv[1]), executed_dir=executed)
         src = f", outputs from {executed}" if executed else ", without outputs"

@@ -6,14 +6,17 @@ module with its own ``setup``, so a test can load one alone:
 
 - :mod:`book.ext.cache`: the execution cache is keyed on ``flt_lib`` (also for a plain
   ``jupyter-book build``), and a page whose cached outputs changed is read again;
-- :mod:`book.ext.numbering`: appendix letters, and the PDF's parts numbered as the website;
+- :mod:`book.ext.numbering`: appendix letters, and the PDF's parts numbered as the
+  website;
 - :mod:`book.ext.bibliography`: "Author, Year" labels and citations;
-- :mod:`book.ext.tables`: the execution-times table and the index of numbered statements;
+- :mod:`book.ext.tables`: the execution-times table and the index of numbered
+  statements;
 - :mod:`book.ext.latex`: the PDF through pdflatex;
-- :mod:`book.upstream`: patches of sphinx-proof and sphinx-thebe, each in its own module.
+- :mod:`book.upstream`: patches of sphinx-proof and sphinx-thebe, each in its own
+  module.
 
-The website's CSS, JavaScript and favicon live in ``_static/``, which Jupyter Book includes
-by itself. Nothing here is imported by ``flt_lib`` or by a notebook.
+The website's CSS, JavaScript and favicon live in ``_static/``, which Jupyter Book
+includes by itself. Nothing here is imported by ``flt_lib`` or by a notebook.
 """
 
 from __future__ import annotations

@@ -2,13 +2,15 @@
 
 MyST-NB's ``cache`` mode matches a notebook to its cached outputs by the notebook's code
 alone. At ``builder-inited`` this module opens the cache through
-:func:`book.build.open_cache`, which empties it when it was filled under another key (another
-``flt_lib``, ``requirements.txt`` or device/thread setting). Between builds it remembers
-which cache record each page was read from, and has Sphinx read a page again when that
-record changed (e.g. after a change in ``flt_lib``), though the notebook did not.
+:func:`book.build.open_cache`, which empties it when it was filled under another key
+(another ``flt_lib``, ``requirements.txt`` or device/thread setting). Between builds it
+remembers which cache record each page was read from, and has Sphinx read a page again
+when that record changed (e.g. after a change in ``flt_lib``), though the notebook did
+not.
 
-The configuration value ``flt_library_root`` names the folder that holds the ``flt_lib/``
-the kernels import; it defaults to this repository (a test's tiny book sets its own).
+The configuration value ``flt_library_root`` names the folder that holds the
+``flt_lib/`` the kernels import; it defaults to this repository (a test's tiny book sets
+its own).
 """
 
 from __future__ import annotations
@@ -63,8 +65,11 @@ def _on_env_get_outdated(app: Any, env: Any, added, changed, removed) -> list[st
         return []
     before = getattr(env, "flt_nb_records", {})
     now = _notebook_records(app)
-    return [d for d, pk in now.items()
-            if d not in added | changed and before.get(d, -1) != pk]
+    return [
+        d
+        for d, pk in now.items()
+        if d not in added | changed and before.get(d, -1) != pk
+    ]
 
 
 def _on_env_updated(app: Any, env: Any) -> list[str]:

@@ -3,8 +3,8 @@
 After the LaTeX builder writes the book's ``.tex``:
 
 - every character pdflatex does not know (Greek letters, arrows, ≤, ✓ in text and code
-  outputs) gets a ``DeclareUnicodeCharacter`` in the preamble, so `make pdf` does not break
-  when a chapter prints a new symbol;
+  outputs) gets a ``DeclareUnicodeCharacter`` in the preamble, so `make pdf` does not
+  break when a chapter prints a new symbol;
 - parts are numbered as on the website (:mod:`book.ext.numbering`), links to exercises
   point at sphinx-exercise's labels (:mod:`book.upstream.sphinx_exercise_links`), and a
   caption holding a citation gets a plain short form.
@@ -25,42 +25,117 @@ __all__ = ["short_captions", "tex_for_char", "setup"]
 
 
 _TEX_SYMBOLS = {
-    "≤": r"\ensuremath{\le}", "≥": r"\ensuremath{\ge}", "≠": r"\ensuremath{\neq}",
-    "≈": r"\ensuremath{\approx}", "≃": r"\ensuremath{\simeq}", "∼": r"\ensuremath{\sim}",
-    "≪": r"\ensuremath{\ll}", "≫": r"\ensuremath{\gg}", "∝": r"\ensuremath{\propto}",
-    "→": r"\ensuremath{\rightarrow}", "←": r"\ensuremath{\leftarrow}",
-    "↔": r"\ensuremath{\leftrightarrow}", "⇒": r"\ensuremath{\Rightarrow}",
-    "⇔": r"\ensuremath{\Leftrightarrow}", "↦": r"\ensuremath{\mapsto}",
-    "∈": r"\ensuremath{\in}", "∉": r"\ensuremath{\notin}", "⊂": r"\ensuremath{\subset}",
-    "⊆": r"\ensuremath{\subseteq}", "∪": r"\ensuremath{\cup}", "∩": r"\ensuremath{\cap}",
-    "∅": r"\ensuremath{\emptyset}", "∀": r"\ensuremath{\forall}", "∃": r"\ensuremath{\exists}",
-    "∑": r"\ensuremath{\sum}", "∏": r"\ensuremath{\prod}", "∫": r"\ensuremath{\int}",
-    "√": r"\ensuremath{\surd}", "∂": r"\ensuremath{\partial}", "∇": r"\ensuremath{\nabla}",
-    "×": r"\ensuremath{\times}", "÷": r"\ensuremath{\div}", "·": r"\ensuremath{\cdot}",
-    "⋅": r"\ensuremath{\cdot}", "∘": r"\ensuremath{\circ}", "⊙": r"\ensuremath{\odot}",
-    "⊗": r"\ensuremath{\otimes}", "⊕": r"\ensuremath{\oplus}", "⊤": r"\ensuremath{\top}",
-    "⊥": r"\ensuremath{\perp}", "‖": r"\ensuremath{\|}", "∣": r"\ensuremath{|}",
-    "−": r"\ensuremath{-}", "∓": r"\ensuremath{\mp}", "∗": r"\ensuremath{*}",
-    "⟨": r"\ensuremath{\langle}", "⟩": r"\ensuremath{\rangle}", "⌈": r"\ensuremath{\lceil}",
-    "⌉": r"\ensuremath{\rceil}", "⌊": r"\ensuremath{\lfloor}", "⌋": r"\ensuremath{\rfloor}",
-    "ℝ": r"\ensuremath{\mathbb{R}}", "ℕ": r"\ensuremath{\mathbb{N}}",
-    "ℤ": r"\ensuremath{\mathbb{Z}}", "𝔼": r"\ensuremath{\mathbb{E}}",
-    "ℓ": r"\ensuremath{\ell}", "ħ": r"\ensuremath{\hbar}", "°": r"\ensuremath{^\circ}",
-    "✓": r"\ensuremath{\checkmark}", "✔": r"\ensuremath{\checkmark}", "✗": "x", "✘": "x",
-    "✅": r"\ensuremath{\checkmark}", "❌": "x", "…": r"\ldots{}", "↑": r"\ensuremath{\uparrow}",
-    "↓": r"\ensuremath{\downarrow}", "★": r"\ensuremath{\star}", "†": r"\dag{}",
-    "′": r"\ensuremath{'}", "″": r"\ensuremath{''}", "≡": r"\ensuremath{\equiv}",
-    "≲": r"\ensuremath{\lesssim}", "≳": r"\ensuremath{\gtrsim}", "≍": r"\ensuremath{\asymp}",
-    "∞": r"\ensuremath{\infty}", "±": r"\ensuremath{\pm}", "▸": r"\ensuremath{\triangleright}",
-    "ᵖ": r"\ensuremath{^p}", "ᵀ": r"\ensuremath{^\top}",
+    "≤": r"\ensuremath{\le}",
+    "≥": r"\ensuremath{\ge}",
+    "≠": r"\ensuremath{\neq}",
+    "≈": r"\ensuremath{\approx}",
+    "≃": r"\ensuremath{\simeq}",
+    "∼": r"\ensuremath{\sim}",
+    "≪": r"\ensuremath{\ll}",
+    "≫": r"\ensuremath{\gg}",
+    "∝": r"\ensuremath{\propto}",
+    "→": r"\ensuremath{\rightarrow}",
+    "←": r"\ensuremath{\leftarrow}",
+    "↔": r"\ensuremath{\leftrightarrow}",
+    "⇒": r"\ensuremath{\Rightarrow}",
+    "⇔": r"\ensuremath{\Leftrightarrow}",
+    "↦": r"\ensuremath{\mapsto}",
+    "∈": r"\ensuremath{\in}",
+    "∉": r"\ensuremath{\notin}",
+    "⊂": r"\ensuremath{\subset}",
+    "⊆": r"\ensuremath{\subseteq}",
+    "∪": r"\ensuremath{\cup}",
+    "∩": r"\ensuremath{\cap}",
+    "∅": r"\ensuremath{\emptyset}",
+    "∀": r"\ensuremath{\forall}",
+    "∃": r"\ensuremath{\exists}",
+    "∑": r"\ensuremath{\sum}",
+    "∏": r"\ensuremath{\prod}",
+    "∫": r"\ensuremath{\int}",
+    "√": r"\ensuremath{\surd}",
+    "∂": r"\ensuremath{\partial}",
+    "∇": r"\ensuremath{\nabla}",
+    "×": r"\ensuremath{\times}",
+    "÷": r"\ensuremath{\div}",
+    "·": r"\ensuremath{\cdot}",
+    "⋅": r"\ensuremath{\cdot}",
+    "∘": r"\ensuremath{\circ}",
+    "⊙": r"\ensuremath{\odot}",
+    "⊗": r"\ensuremath{\otimes}",
+    "⊕": r"\ensuremath{\oplus}",
+    "⊤": r"\ensuremath{\top}",
+    "⊥": r"\ensuremath{\perp}",
+    "‖": r"\ensuremath{\|}",
+    "∣": r"\ensuremath{|}",
+    "−": r"\ensuremath{-}",
+    "∓": r"\ensuremath{\mp}",
+    "∗": r"\ensuremath{*}",
+    "⟨": r"\ensuremath{\langle}",
+    "⟩": r"\ensuremath{\rangle}",
+    "⌈": r"\ensuremath{\lceil}",
+    "⌉": r"\ensuremath{\rceil}",
+    "⌊": r"\ensuremath{\lfloor}",
+    "⌋": r"\ensuremath{\rfloor}",
+    "ℝ": r"\ensuremath{\mathbb{R}}",
+    "ℕ": r"\ensuremath{\mathbb{N}}",
+    "ℤ": r"\ensuremath{\mathbb{Z}}",
+    "𝔼": r"\ensuremath{\mathbb{E}}",
+    "ℓ": r"\ensuremath{\ell}",
+    "ħ": r"\ensuremath{\hbar}",
+    "°": r"\ensuremath{^\circ}",
+    "✓": r"\ensuremath{\checkmark}",
+    "✔": r"\ensuremath{\checkmark}",
+    "✗": "x",
+    "✘": "x",
+    "✅": r"\ensuremath{\checkmark}",
+    "❌": "x",
+    "…": r"\ldots{}",
+    "↑": r"\ensuremath{\uparrow}",
+    "↓": r"\ensuremath{\downarrow}",
+    "★": r"\ensuremath{\star}",
+    "†": r"\dag{}",
+    "′": r"\ensuremath{'}",
+    "″": r"\ensuremath{''}",
+    "≡": r"\ensuremath{\equiv}",
+    "≲": r"\ensuremath{\lesssim}",
+    "≳": r"\ensuremath{\gtrsim}",
+    "≍": r"\ensuremath{\asymp}",
+    "∞": r"\ensuremath{\infty}",
+    "±": r"\ensuremath{\pm}",
+    "▸": r"\ensuremath{\triangleright}",
+    "ᵖ": r"\ensuremath{^p}",
+    "ᵀ": r"\ensuremath{^\top}",
 }
-_GREEK_MACRO = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota",
-                "kappa", "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon",
-                "phi", "chi", "psi", "omega"}
+_GREEK_MACRO = {
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "pi",
+    "rho",
+    "sigma",
+    "tau",
+    "upsilon",
+    "phi",
+    "chi",
+    "psi",
+    "omega",
+}
 
 
 def tex_for_char(ch: str) -> str | None:
-    """A pdflatex rendering of ``ch`` (math symbols, Greek, sub- and superscripts), or None."""
+    """A pdflatex rendering of ``ch`` (math symbols, Greek, sub- and superscripts), or
+    None."""
     import unicodedata
 
     if ch in _TEX_SYMBOLS:
@@ -75,15 +150,39 @@ def tex_for_char(ch: str) -> str | None:
             return None
         if m.group(1) == "CAPITAL":
             macro = letter.capitalize()
-            has_macro = macro in {"Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma",
-                                  "Upsilon", "Phi", "Psi", "Omega"}
+            has_macro = macro in {
+                "Gamma",
+                "Delta",
+                "Theta",
+                "Lambda",
+                "Xi",
+                "Pi",
+                "Sigma",
+                "Upsilon",
+                "Phi",
+                "Psi",
+                "Omega",
+            }
             return rf"\ensuremath{{\{macro}}}" if has_macro else None
         return rf"\ensuremath{{\{letter}}}"
     m = re.fullmatch(r"(SUBSCRIPT|SUPERSCRIPT) (\w+)", name)
     if m:
-        digits = {"ZERO": "0", "ONE": "1", "TWO": "2", "THREE": "3", "FOUR": "4", "FIVE": "5",
-                  "SIX": "6", "SEVEN": "7", "EIGHT": "8", "NINE": "9", "MINUS": "-", "PLUS": "+",
-                  "LATIN SMALL LETTER I": "i", "LATIN SMALL LETTER N": "n"}
+        digits = {
+            "ZERO": "0",
+            "ONE": "1",
+            "TWO": "2",
+            "THREE": "3",
+            "FOUR": "4",
+            "FIVE": "5",
+            "SIX": "6",
+            "SEVEN": "7",
+            "EIGHT": "8",
+            "NINE": "9",
+            "MINUS": "-",
+            "PLUS": "+",
+            "LATIN SMALL LETTER I": "i",
+            "LATIN SMALL LETTER N": "n",
+        }
         d = digits.get(m.group(2))
         if d is not None:
             return rf"\ensuremath{{{'_' if m.group(1) == 'SUBSCRIPT' else '^'}{{{d}}}}}"
@@ -102,26 +201,35 @@ def _pdflatex_engine(app: Any, config: Any) -> None:
     config.latex_engine = engine
     if engine == "pdflatex":
         preamble = config.latex_elements.get("preamble", "")
-        for line in (r"\usepackage[Latin,Greek]{ucharclasses}", r"\usepackage{unicode-math}"):
+        for line in (
+            r"\usepackage[Latin,Greek]{ucharclasses}",
+            r"\usepackage{unicode-math}",
+        ):
             preamble = preamble.replace(line, "")
         config.latex_elements["preamble"] = preamble
 
 
 def _provide_bbm(outdir: Any) -> None:
-    """jupyterBook.cls loads bbm.sty, which in Debian only the very large texlive-fonts-extra ships.
+    """jupyterBook.cls loads bbm.sty, which in Debian only the very large
+    texlive-fonts-extra ships.
 
-    The book never uses \\mathbbm; when TeX cannot find bbm.sty, write a two-line stand-in
-    next to the .tex so that texlive-latex-extra is enough.
+    The book never uses \\mathbbm; when TeX cannot find bbm.sty, write a two-line
+    stand-in next to the .tex so that texlive-latex-extra is enough.
     """
     import shutil
     import subprocess
 
     kpsewhich = shutil.which("kpsewhich")
-    if kpsewhich and subprocess.run([kpsewhich, "bbm.sty"], capture_output=True).returncode == 0:
+    if (
+        kpsewhich
+        and subprocess.run([kpsewhich, "bbm.sty"], capture_output=True).returncode == 0
+    ):
         return
     (outdir / "bbm.sty").write_text(
         "\\ProvidesPackage{bbm}[2026/01/01 stand-in written by book.ext.latex]\n"
-        "\\providecommand{\\mathbbm}[1]{\\mathbb{#1}}\n", encoding="utf-8")
+        "\\providecommand{\\mathbbm}[1]{\\mathbb{#1}}\n",
+        encoding="utf-8",
+    )
 
 
 def _braced(text: str, start: int) -> int:
@@ -146,7 +254,7 @@ def short_captions(tex: str) -> str:
     out, pos = [], 0
     while (i := tex.find("\\caption{", pos)) >= 0:
         j = _braced(tex, i + len("\\caption"))
-        body = tex[i + len("\\caption") + 1:j - 1]
+        body = tex[i + len("\\caption") + 1 : j - 1]
         out.append(tex[pos:i])
         if "\\hyperlink" in body:
             plain = re.sub(r"\\hyperlink\{[^}]*\}", "", body)
@@ -160,8 +268,8 @@ def short_captions(tex: str) -> str:
 
 
 def _latex_unicode(app: Any, exc: Exception | None) -> None:
-    """Declare every non-Latin character of the written .tex files for pdflatex, and number
-    the chapters as the website does."""
+    """Declare every non-Latin character of the written .tex files for pdflatex, and
+    number the chapters as the website does."""
     if exc is not None or app.builder.name != "latex":
         return
     from pathlib import Path
@@ -182,18 +290,27 @@ def _latex_unicode(app: Any, exc: Exception | None) -> None:
     _provide_bbm(Path(app.outdir))
     for tex in Path(app.outdir).glob("*.tex"):
         text = tex.read_text(encoding="utf-8")
-        chars = sorted({ch for ch in text if ord(ch) > 0x24F and ch not in "–—‘’“”\u00a0"})
+        chars = sorted(
+            {ch for ch in text if ord(ch) > 0x24F and ch not in "–—‘’“”\u00a0"}
+        )
         lines = []
         for ch in chars:
             rendering = tex_for_char(ch)
             if rendering is None:
-                logger.warning(f"no LaTeX for {ch!r} (U+{ord(ch):04X}) in {tex.name}; shown as ?")
+                logger.warning(
+                    f"no LaTeX for {ch!r} (U+{ord(ch):04X}) in {tex.name}; shown as ?"
+                )
                 rendering = "?"
             lines.append(f"\\DeclareUnicodeCharacter{{{ord(ch):04X}}}{{{rendering}}}")
         if lines and "\\begin{document}" in text:
-            block = "% Characters declared by book.ext.latex for pdflatex\n" + "\n".join(lines)
-            tex.write_text(text.replace("\\begin{document}", block + "\n\\begin{document}", 1),
-                           encoding="utf-8")
+            block = (
+                "% Characters declared by book.ext.latex for pdflatex\n"
+                + "\n".join(lines)
+            )
+            tex.write_text(
+                text.replace("\\begin{document}", block + "\n\\begin{document}", 1),
+                encoding="utf-8",
+            )
 
 
 def setup(app: Any) -> dict[str, Any]:

@@ -17,13 +17,19 @@ from typing import Any
 
 from docutils import nodes
 
-__all__ = ["appendix_docnames", "letter_appendices", "number_parts_like_the_website", "setup"]
+__all__ = [
+    "appendix_docnames",
+    "letter_appendices",
+    "number_parts_like_the_website",
+    "setup",
+]
 
 APPENDIX_CAPTION = re.compile(r"^\s*appendi(x|ces)\b", re.I)
 
 
 def appendix_docnames(env: Any) -> list[str]:
-    """Chapters listed in a toctree of the root document captioned "Appendix"/"Appendices"."""
+    """Chapters listed in a toctree of the root document captioned
+    "Appendix"/"Appendices"."""
     from sphinx import addnodes
 
     root = env.config.root_doc
@@ -55,12 +61,14 @@ def letter_appendices(app: Any, env: Any) -> list[str]:
             continue  # the appendix part is not numbered
         old, new = number[0], _letter(k)
         members = [
-            doc for doc, secnums in env.toc_secnumbers.items()
+            doc
+            for doc, secnums in env.toc_secnumbers.items()
             if (secnums.get("") or (None,))[0] == old
         ]
         for doc in members:
             env.toc_secnumbers[doc] = {
-                anchor: _rename(num, old, new) for anchor, num in env.toc_secnumbers[doc].items()
+                anchor: _rename(num, old, new)
+                for anchor, num in env.toc_secnumbers[doc].items()
             }
             for figtype, ids in env.toc_fignumbers.get(doc, {}).items():
                 env.toc_fignumbers[doc][figtype] = {
@@ -77,7 +85,8 @@ def letter_appendices(app: Any, env: Any) -> list[str]:
 
 
 def _part_numbering(env: Any) -> dict[str, str]:
-    """For each toctree caption of the root document: 'numbered', 'appendix' or 'unnumbered'."""
+    """For each toctree caption of the root document: 'numbered', 'appendix' or
+    'unnumbered'."""
     from sphinx import addnodes
 
     out: dict[str, str] = {}
@@ -106,15 +115,18 @@ def number_parts_like_the_website(tex: str, parts: dict[str, str]) -> str:
     for caption, kind in parts.items():
         escaped = caption.replace("-", r"\sphinxhyphen{}")
         for form in {caption, escaped}:
-            tex = tex.replace(f"\\part{{{form}}}", f"{switch[kind]}\n\\part{{{form}}}", 1)
+            tex = tex.replace(
+                f"\\part{{{form}}}", f"{switch[kind]}\n\\part{{{form}}}", 1
+            )
     return tex
 
 
 def _keep_numbering_depth(app: Any) -> None:
     """sphinx-jupyterbook-latex sets numfig_secnum_depth = 2 for the PDF, because its
-    chapters sit under parts. Sphinx numbers statements with it too ("Theorem 1.1.3"): keep
-    the website's depth while numbering ("Theorem 1.3"), and give LaTeX its value only for
-    writing (equations and figures then restart at each chapter: (1.1), Figure 1.1)."""
+    chapters sit under parts. Sphinx numbers statements with it too ("Theorem 1.1.3"):
+    keep the website's depth while numbering ("Theorem 1.3"), and give LaTeX its value
+    only for writing (equations and figures then restart at each chapter: (1.1), Figure
+    1.1)."""
     depth = getattr(app, "flt_numfig_secnum_depth", None)
     if depth is not None and app.config.numfig_secnum_depth != depth:
         app.flt_latex_secnum_depth = app.config.numfig_secnum_depth
@@ -122,7 +134,8 @@ def _keep_numbering_depth(app: Any) -> None:
 
 
 def _latex_writing_depth(app: Any, env: Any) -> None:
-    """After numbering, before writing (the LaTeX builder emits no write-started event)."""
+    """After numbering, before writing (the LaTeX builder emits no write-started
+    event)."""
     depth = getattr(app, "flt_latex_secnum_depth", None)
     if depth is not None and app.builder.name == "latex":
         app.config.numfig_secnum_depth = depth

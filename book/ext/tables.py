@@ -1,7 +1,7 @@
 """Two tables that the book's pages hold.
 
-- **The execution-times table** (``{nb-exec-table}``) lists sections by number and title in
-  reading order, with run time and status only, so that it fits the page.
+- **The execution-times table** (``{nb-exec-table}``) lists sections by number and title
+  in reading order, with run time and status only, so that it fits the page.
 - **An index of numbered statements** (``{flt-statement-index}``): every definition,
   theorem, lemma, ... in reading order with its number, title and section, for the page
   that the navigation links as the book's proof index.
@@ -19,7 +19,7 @@ from sphinx.util.docutils import SphinxDirective
 __all__ = ["FltExecTable", "FltStatementIndex", "StatementIndex", "setup"]
 
 
-# ---- 3. The execution-times table -------------------------------------------------------------
+# ---- 3. The execution-times table ----------------------------------------------------
 def _reading_order(env: Any) -> list[str]:
     order: list[str] = []
 
@@ -40,8 +40,11 @@ def _exec_table(app: Any, env: Any, docname: str) -> Any:
 
     latex = app.builder.format == "latex"
     data = NbMetadataCollector.get_doc_data(env)
-    rows = [(doc, data[doc]["exec_data"]) for doc in _reading_order(env)
-            if doc in data and data[doc].get("exec_data")]
+    rows = [
+        (doc, data[doc]["exec_data"])
+        for doc in _reading_order(env)
+        if doc in data and data[doc].get("exec_data")
+    ]
     headers = ["Section", "Run time (s)", "Status"]
     table = nodes.table(classes=["flt-exec-table"])
     tgroup = nodes.tgroup(cols=3)
@@ -55,7 +58,11 @@ def _exec_table(app: Any, env: Any, docname: str) -> Any:
     def row(*cells: Any) -> Any:
         r = nodes.row()
         for cell in cells:
-            para = cell if isinstance(cell, nodes.paragraph) else nodes.paragraph(text=str(cell))
+            para = (
+                cell
+                if isinstance(cell, nodes.paragraph)
+                else nodes.paragraph(text=str(cell))
+            )
             r += nodes.entry("", para)
         return r
 
@@ -66,8 +73,13 @@ def _exec_table(app: Any, env: Any, docname: str) -> Any:
         number = ".".join(map(str, secnum)) + " " if secnum else ""
         title = env.titles[doc].astext() if doc in env.titles else doc
         link = pending_xref(
-            refdoc=docname, reftarget="/" + doc, reftype="doc", refdomain="std",
-            refexplicit=True, refwarn=True, classes=["xref", "doc"],
+            refdoc=docname,
+            reftarget="/" + doc,
+            reftype="doc",
+            refdomain="std",
+            refexplicit=True,
+            refwarn=True,
+            classes=["xref", "doc"],
         )
         link += nodes.inline(text=number + title)
         para = nodes.paragraph()
@@ -81,13 +93,17 @@ def _exec_table(app: Any, env: Any, docname: str) -> Any:
         status = ("ok" if ok else "failed") if latex else ("✓" if ok else "✗ failed")
         tbody += row(para, "-" if runtime is None else f"{runtime:.1f}", status)
     if times:
-        tbody += row(f"All {len(times)} notebooks: total, median",
-                     f"{sum(times):.0f}, {statistics.median(times):.1f}", "")
+        tbody += row(
+            f"All {len(times)} notebooks: total, median",
+            f"{sum(times):.0f}, {statistics.median(times):.1f}",
+            "",
+        )
     return table
 
 
 class FltExecTable(SphinxPostTransform):
-    """Replace myst-nb's execution-statistics placeholder before myst-nb does (priority 8)."""
+    """Replace myst-nb's execution-statistics placeholder before myst-nb does (priority
+    8)."""
 
     default_priority = 7
 
@@ -98,28 +114,41 @@ class FltExecTable(SphinxPostTransform):
             node.replace_self(_exec_table(self.app, self.env, self.env.docname))
 
 
-# ---- 4. The index of numbered statements -----------------------------------------------------
+# ---- 4. The index of numbered statements ---------------------------------------------
 def _collect_statements(app: Any, doctree: Any) -> None:
     env = app.env
     if any(doctree.findall(StatementIndexNode)):
-        # The index's titles hold math, added after reading: load MathJax on its page too.
+        # The index's titles hold math, added after reading: load MathJax on its page
+        # too.
         env.get_domain("math").data["has_equations"][env.docname] = True
     found = []
-    for node in doctree.findall(lambda n: bool(getattr(n, "get", None)) and n.get("realtype")):
-        if node.get("realtype") == "proof" or not node.get("label") or not node.get("ids"):
+    for node in doctree.findall(
+        lambda n: bool(getattr(n, "get", None)) and n.get("realtype")
+    ):
+        if (
+            node.get("realtype") == "proof"
+            or not node.get("label")
+            or not node.get("ids")
+        ):
             continue
-        found.append({
-            "label": node["label"], "id": node["ids"][0], "realtype": node["realtype"],
-            "countertype": node.get("countertype", node["realtype"]), "title": _title_nodes(node),
-            "numbered": type(node).__name__ != "unenumerable_node",
-        })
+        found.append(
+            {
+                "label": node["label"],
+                "id": node["ids"][0],
+                "realtype": node["realtype"],
+                "countertype": node.get("countertype", node["realtype"]),
+                "title": _title_nodes(node),
+                "numbered": type(node).__name__ != "unenumerable_node",
+            }
+        )
     if not hasattr(env, "flt_statements"):
         env.flt_statements = {}
     env.flt_statements[env.docname] = found
 
 
 def _title_nodes(node: Any) -> list[Any]:
-    """The statement's title as inline nodes (math stays math), without the surrounding '( )'."""
+    """The statement's title as inline nodes (math stays math), without the surrounding
+    '( )'."""
     title = next((c for c in node.children if isinstance(c, nodes.title)), None)
     if title is None:
         return []
@@ -137,10 +166,13 @@ def _purge_statements(app: Any, env: Any, docname: str) -> None:
 
 
 def _merge_statements(app: Any, env: Any, docnames: Any, other: Any) -> None:
-    env.flt_statements = {**getattr(env, "flt_statements", {}),
-                          **getattr(other, "flt_statements", {})}
+    env.flt_statements = {
+        **getattr(env, "flt_statements", {}),
+        **getattr(other, "flt_statements", {}),
+    }
     env.flt_statement_pages = getattr(env, "flt_statement_pages", set()) | getattr(
-        other, "flt_statement_pages", set())
+        other, "flt_statement_pages", set()
+    )
 
 
 def _statement_pages(app: Any, env: Any) -> list[str]:
@@ -153,7 +185,8 @@ class StatementIndexNode(nodes.General, nodes.Element):
 
 
 class StatementIndex(SphinxDirective):
-    """``{flt-statement-index}``: the table of every numbered statement, in reading order."""
+    """``{flt-statement-index}``: the table of every numbered statement, in reading
+    order."""
 
     has_content = False
 
@@ -183,16 +216,23 @@ def _statement_table(app: Any, env: Any, docname: str) -> Any:
     for doc in _reading_order(env):
         secnum = env.toc_secnumbers.get(doc, {}).get("")
         section = (".".join(map(str, secnum)) + " " if secnum else "") + (
-            env.titles[doc].astext() if doc in env.titles else doc)
+            env.titles[doc].astext() if doc in env.titles else doc
+        )
         for item in statements.get(doc, []):
             number = ""
             if item["numbered"]:
-                num = env.toc_fignumbers.get(doc, {}).get(item["countertype"], {}).get(item["id"])
+                num = (
+                    env.toc_fignumbers.get(doc, {})
+                    .get(item["countertype"], {})
+                    .get(item["id"])
+                )
                 number = " " + ".".join(map(str, num)) if num else ""
             label = item["realtype"].title() + number
             row = nodes.row()
             para = nodes.paragraph()
-            para += make_refnode(app.builder, docname, doc, item["id"], nodes.Text(label))
+            para += make_refnode(
+                app.builder, docname, doc, item["id"], nodes.Text(label)
+            )
             row += nodes.entry("", para)
             title = nodes.paragraph()
             title += [child.deepcopy() for child in item["title"]]
@@ -205,7 +245,8 @@ def _statement_table(app: Any, env: Any, docname: str) -> Any:
 
 
 class FltStatementIndex(SphinxPostTransform):
-    """Replace the placeholder with the table (after all pages are read and numbered)."""
+    """Replace the placeholder with the table (after all pages are read and
+    numbered)."""
 
     default_priority = 7
 

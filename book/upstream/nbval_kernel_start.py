@@ -1,9 +1,9 @@
 """Start a notebook's kernel again when it dies while starting (nbval's kernels).
 
-Seen once in a fresh-clone ``make test`` (one notebook of 52): ``RuntimeError: Kernel died
-before replying to kernel_info``. nbval discards the kernel's stderr, so the cause is not
-known; the usual one is two kernels, started at the same moment by two processes, being
-handed the same free TCP port: jupyter/jupyter_client#487 (open), see also
+Seen once in a fresh-clone ``make test`` (one notebook of 52): ``RuntimeError: Kernel
+died before replying to kernel_info``. nbval discards the kernel's stderr, so the cause
+is not known; the usual one is two kernels, started at the same moment by two processes,
+being handed the same free TCP port: jupyter/jupyter_client#487 (open), see also
 ipython/ipykernel#412. Starting again is safe because no cell has run. The executor of
 ``make book`` (:mod:`book.build`) starts its kernels over IPC, which takes no port, and
 keeps the retry as well. Remove this module when that issue is closed.
@@ -23,8 +23,11 @@ ATTEMPTS = 3
 
 
 def is_kernel_start_failure(err: BaseException) -> bool:
-    """Whether ``err`` says that a kernel died while starting, before it ran any code."""
-    return isinstance(err, RuntimeError) and "before replying to kernel_info" in str(err)
+    """Whether ``err`` says that a kernel died while starting, before it ran any
+    code."""
+    return isinstance(err, RuntimeError) and "before replying to kernel_info" in str(
+        err
+    )
 
 
 def retry_kernel_start(
@@ -49,8 +52,12 @@ def retry_kernel_start(
             except RuntimeError as err:
                 if attempt == attempts or not is_kernel_start_failure(err):
                     raise
-                print(f"[book] kernel died while starting ({err}); "
-                      f"attempt {attempt + 1} of {attempts}", file=sys.stderr, flush=True)
+                print(
+                    f"[book] kernel died while starting ({err}); "
+                    f"attempt {attempt + 1} of {attempts}",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 time.sleep(pause)
         raise AssertionError("unreachable")
 

@@ -1,10 +1,10 @@
 """sphinx-thebe: one copy of each script on a page.
 
-sphinx-thebe adds its inline configuration script with ``app.add_js_file`` after the HTML
-builder is set up, and Sphinx 7.4 then lists it twice; the second copy fails with
-"Identifier 'THEBE_JS_URL' has already been declared" on every page. No upstream issue for
-this was found (searched sphinx-thebe's and Sphinx's trackers); remove this module when a
-sphinx-thebe release adds its script once.
+sphinx-thebe adds its inline configuration script with ``app.add_js_file`` after the
+HTML builder is set up, and Sphinx 7.4 then lists it twice; the second copy fails with
+"Identifier 'THEBE_JS_URL' has already been declared" on every page. No upstream issue
+for this was found (searched sphinx-thebe's and Sphinx's trackers); remove this module
+when a sphinx-thebe release adds its script once.
 """
 
 from __future__ import annotations
@@ -14,12 +14,14 @@ from typing import Any
 __all__ = ["dedupe_scripts", "setup"]
 
 
-def dedupe_scripts(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+def dedupe_scripts(
+    app: Any, pagename: str, templatename: str, context: dict, doctree: Any
+) -> None:
     """Drop repeated <script> entries from a page.
 
     sphinx-thebe adds its inline configuration script with ``app.add_js_file`` after the
-    HTML builder is set up, and Sphinx 7.4 then lists it twice; the second copy fails with
-    "Identifier 'THEBE_JS_URL' has already been declared" on every page.
+    HTML builder is set up, and Sphinx 7.4 then lists it twice; the second copy fails
+    with "Identifier 'THEBE_JS_URL' has already been declared" on every page.
     """
     scripts = context.get("script_files")
     if not scripts:
@@ -27,8 +29,8 @@ def dedupe_scripts(app: Any, pagename: str, templatename: str, context: dict, do
     seen, unique = set(), []
     for js in scripts:
         attributes = getattr(js, "attributes", {}) or {}
-        # The file name (None and "" both mean an inline script), not str(js): that has the
-        # priority in it, and the copies differ there.
+        # The file name (None and "" both mean an inline script), not str(js): that has
+        # the priority in it, and the copies differ there.
         name = str(getattr(js, "filename", js) or "")
         key = (name, tuple(sorted((k, str(v)) for k, v in attributes.items())))
         if key not in seen:
