@@ -175,3 +175,22 @@ def test_nbval_plugin_wraps_nbval_kernel_start():
     wrapped = kernel.start_new_kernel
     nbval_cache.pytest_configure(None)
     assert kernel.start_new_kernel is wrapped, "configuring twice does not wrap twice"
+
+
+@pytest.mark.slow
+def test_the_executor_runs_kernels_over_ipc_without_the_tcp_warning(tmp_path, capfd):
+    nb = _executed_notebook("unused")
+    nb.cells = [nbformat.v4.new_code_cell("print(6 * 7)")]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    saved = dict(os.environ)
+    try:  # _run_notebook sets the environment of the (worker) process it runs in
+        _, done, _, error = _build._run_notebook(str(path), 60, _build.worker_env())
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    assert not error, error
+    assert done["cells"][0]["outputs"][0]["text"] == "42\n"
+    seen = capfd.readouterr()
+    assert "without encryption" not in seen.out + seen.err, "the kernel ran over TCP"
+    assert not list(tmp_path.glob("kernel*")), "IPC sockets are made in a temporary folder"
