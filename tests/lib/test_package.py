@@ -31,7 +31,7 @@ def test_requirements_pin_cpu_torch():
 def test_import_is_light_and_has_no_side_effects():
     # Importing flt_lib must not pull in matplotlib, scipy or any topic module, and must not
     # add warning filters beyond what torch itself sets. (The 0.3 s import budget is measured in
-    # README.md; this test checks the structural reason it holds.)
+    # MAINTAINING.md; this test checks the structural reason it holds.)
     code = (
         "import sys, warnings, torch, numpy; before = list(warnings.filters); import flt_lib; "
         "heavy = [m for m in ('matplotlib', 'scipy', 'flt_lib.plotting', 'flt_lib.connectionism', "
