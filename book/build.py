@@ -437,6 +437,7 @@ def main(argv: list[str]) -> int:
     if args.command == "execute":
         return 0
     t1 = time.perf_counter()
+    print("[book] building the website (strict: a warning fails the build)", flush=True)
     proc = build(fresh=args.all)
     log = (BUILD_DIR / "build.log").read_text(encoding="utf-8")
     warnings = [
@@ -444,12 +445,17 @@ def main(argv: list[str]) -> int:
     ]
     for line in warnings:
         print(line)
-    print(log[-600:] if proc.returncode else "")
+    if proc.returncode:
+        print(log[-600:])
+    failed = bool(proc.returncode or warnings)
+    where = "the build FAILED; the log" if failed else "the website"
+    path = "_build/build.log" if failed else "_build/html/index.html"
     print(
-        f"[book] execution {t1 - t0:.1f} s, build {time.perf_counter() - t1:.1f} s; "
-        f"log in _build/build.log; site in _build/html/index.html"
+        f"[book] done in {time.perf_counter() - t0:.0f} s (executing "
+        f"{t1 - t0:.1f} s, building {time.perf_counter() - t1:.1f} s); "
+        f"{where} is in {path}"
     )
-    return 1 if proc.returncode or warnings else 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
