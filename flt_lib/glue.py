@@ -23,7 +23,9 @@ def glue(name: str, variable: Any, display: bool = False) -> None:
 
     Args:
         name: key, unique within the notebook (letters, digits, ``_`` and ``-``).
-        variable: any object; numbers are formatted by the role's format spec.
+        variable: any object; numbers are formatted by the role's format spec. A
+            one-element tensor or NumPy scalar is stored as a Python number, so that
+            ``:.3f`` can format it.
         display: also show the value in the cell's output.
     """
     if not isinstance(name, str) or not name or any(
@@ -38,6 +40,8 @@ def glue(name: str, variable: Any, display: bool = False) -> None:
     except ImportError:  # a plain Python script: there is no page to glue into
         return
 
+    if hasattr(variable, "item") and getattr(variable, "ndim", None) == 0:
+        variable = variable.item()  # tensor(0.45) -> 0.45
     mimebundle, metadata = format_display_data(variable)
     prefix = "" if display else GLUE_PREFIX
     metadata["scrapbook"] = {"name": name, "mime_prefix": prefix}
