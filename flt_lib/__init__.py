@@ -20,6 +20,7 @@ __version__ = "0.1.0"
 # Submodules that are loaded on first use (PEP 562), keeping ``import flt_lib`` cheap.
 _LAZY_SUBMODULES = frozenset(
     {
+        "glue",
         "plotting",
         "source",
         "stats",
