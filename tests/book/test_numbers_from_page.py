@@ -2,7 +2,7 @@
 
 1. Every decimal number in a notebook's markdown is glued from the page, a setting that the
    notebook's code writes, a cited paper's figure, or on the notebook's short allowlist
-   (``tests/check_numbers.py`` says how each is recognised).
+   (``book/check_numbers.py`` says how each is recognised).
 2. No page, chapter file or library source shown by ``show_source`` uses production
    vocabulary: readers have never heard of the documents the book was planned from, and
    "seed" already means a random seed.
@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_numbers import check_notebook  # noqa: E402
-from conftest import ROOT, toc_notebooks  # noqa: E402
+from book.check_numbers import check_notebook
+from conftest import ROOT, toc_notebooks
 
 NOTEBOOKS = toc_notebooks()
 
