@@ -53,7 +53,7 @@ test: $(STAMP)
 ## Fast loop while writing: the library's unit tests, tests/lib (under 30 s). One torch thread: with two threads on
 ## two busy cores, small ops wait on each other (a 60 x 2 log_softmax took 3 ms instead of 2 us).
 unit: $(STAMP)
-	OMP_NUM_THREADS=1 $(PY) -m pytest -q -m "not slow and not book" tests/lib
+	OMP_NUM_THREADS=1 $(PY) -m pytest -q -n $(WORKERS) -m "not slow and not book" tests/lib
 
 ## nbval over the notebooks only (fills the execution cache as a side effect).
 notebooks: $(STAMP)

@@ -1,8 +1,8 @@
 """Numbers in prose come from the page: the check for hand-typed numbers.
 
 It finds every decimal number in a notebook's markdown that is neither glued, nor a
-setting written in the notebook's code, nor a cited paper's figure, nor on the notebook's
-allowlist.
+setting written in the notebook's code, nor a cited paper's figure, nor on the
+notebook's allowlist.
 
 A measured number typed by hand drifts from the output it was copied from. The book's
 rule (MAINTAINING.md, "House rules") is that a number in prose is one of
