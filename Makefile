@@ -50,8 +50,9 @@ test: $(STAMP)
 	for rc in $$rc1 $$rc2; do if [ $$rc -eq 5 ]; then echo "pytest ran no tests: failing"; exit 1; fi; done; \
 	if [ $$rc1 -ne 0 ]; then exit $$rc1; fi; exit $$rc2
 
-## Fast loop while writing: the library's unit tests, tests/lib (under 30 s). One torch thread: with two threads on
-## two busy cores, small ops wait on each other (a 60 x 2 log_softmax took 3 ms instead of 2 us).
+## Fast loop while writing: the library's unit tests, tests/lib (under 30 s). One torch
+## thread: with two threads on two busy cores, small ops wait on each other (a 60 x 2
+## log_softmax took 3 ms instead of 2 us).
 unit: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) -m pytest -q -n $(WORKERS) -m "not slow and not book" tests/lib
 
