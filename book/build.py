@@ -240,27 +240,28 @@ def worker_env(threads: str | None = None) -> dict[str, str]:
     return env
 
 
-def ipc_kernel_manager(folder: str, kernel_name: str = "python3"):
-    """A kernel manager whose kernel talks over IPC (Unix sockets in ``folder``), not
-    TCP.
+def ipc_config(folder: str):
+    """Configuration for kernels that talk over IPC (Unix sockets in ``folder``), not TCP.
 
     Over TCP, ipykernel logs "Kernel is running over TCP without encryption" on every
     start (52 lines in ``make book``), and two kernels started at once can be handed the
     same free port (:mod:`book.upstream.nbval_kernel_start`). IPC sockets are files that
-    only this user can open, and need no port.
+    only this user can open, and need no port. The configuration, not a kernel manager, is
+    handed to the client, so that the client owns its kernel manager and shuts the kernel
+    down when the notebook is done.
     """
-    from jupyter_client.manager import AsyncKernelManager
+    from traitlets.config import Config
 
-    return AsyncKernelManager(
-        kernel_name=kernel_name, transport="ipc", ip=str(Path(folder) / "kernel")
-    )
+    config = Config()
+    config.KernelManager.transport = "ipc"
+    config.KernelManager.ip = str(Path(folder) / "kernel")
+    return config
 
 
 def _run_notebook(
     path: str, timeout: int, env: dict[str, str]
 ) -> tuple[str, dict | None, float, str]:
-    """Execute one notebook in a fresh kernel; return (path, executed nb, seconds,
-    error)."""
+    """Execute one notebook in a fresh kernel: (path, executed nb, seconds, error)."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -272,7 +273,8 @@ def _run_notebook(
         nb = nbformat.read(path, as_version=4)
         NotebookClient(
             nb,
-            km=ipc_kernel_manager(sockets),
+            kernel_name="python3",
+            config=ipc_config(sockets),
             timeout=timeout,
             record_timing=False,
             resources={"metadata": {"path": str(Path(path).parent)}},

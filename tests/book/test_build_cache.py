@@ -179,8 +179,12 @@ def test_nbval_plugin_wraps_nbval_kernel_start():
 
 @pytest.mark.slow
 def test_the_executor_runs_kernels_over_ipc_without_the_tcp_warning(tmp_path, capfd):
+    psutil = pytest.importorskip("psutil")
     nb = _executed_notebook("unused")
-    nb.cells = [nbformat.v4.new_code_cell("print(6 * 7)")]
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import json\nfrom ipykernel.connect import get_connection_info\n"
+        "print(json.loads(get_connection_info())['transport'], 6 * 7)"
+    )]
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, path)
     saved = dict(os.environ)
@@ -190,7 +194,10 @@ def test_the_executor_runs_kernels_over_ipc_without_the_tcp_warning(tmp_path, ca
         os.environ.clear()
         os.environ.update(saved)
     assert not error, error
-    assert done["cells"][0]["outputs"][0]["text"] == "42\n"
+    assert done["cells"][0]["outputs"][0]["text"] == "ipc 42\n"
     seen = capfd.readouterr()
     assert "without encryption" not in seen.out + seen.err, "the kernel ran over TCP"
     assert not list(tmp_path.glob("kernel*")), "IPC sockets are made in a temporary folder"
+    kernels = [c for c in psutil.Process().children(recursive=True)
+               if "ipykernel" in " ".join(c.cmdline())]
+    assert not kernels, "the kernel must be shut down when its notebook is done"
