@@ -108,8 +108,8 @@ def euler(
     """Explicit Euler steps ``theta' = theta + eps p``,
     ``p' = p + eps grad log pi(theta)``.
 
-    Both updates use the *old* state. This is the discretisation written in seed 001
-    (Sec. 10.3); it is not symplectic: on ``U = |theta|^2 / 2`` every step multiplies
+    Both updates use the *old* state. This is a common slip for Hamiltonian dynamics; it
+    is not symplectic: on ``U = |theta|^2 / 2`` every step multiplies
     ``H`` by ``1 + eps^2``.
 
     Args:
