@@ -298,10 +298,10 @@ def effective_sample_size(x: torch.Tensor) -> torch.Tensor:
     pairs to decrease (Geyer, 1992).
 
     Antithetic chains (negative ``rho_1``) can give ``tau < 1`` and an ESS above
-    ``C T``. The estimate of ``tau`` is clamped from below at ``1 / log10(C T)`` (the
-    convention of Stan), so the ESS is capped at ``C T log10(C T)``: with ``C T = 10^4``
-    draws at most 4 times their number. A sampler whose ESS sits at this cap is at least
-    that good; the cap, not the sampler, sets the number.
+    ``C T``. The estimate of ``tau`` is clamped from below at ``1 / log10(C T)``, so the
+    ESS is capped at ``C T log10(C T)``: with ``C T = 10^4`` draws, at most 4 times their
+    number. An ESS at the cap means that the estimated ``tau`` fell below the clamp; the
+    cap, not the sampler, then sets the number.
 
     Args:
         x: draws, shape (T,), (T, C) or (T, C, d), at least 4 per chain.
