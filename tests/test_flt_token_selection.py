@@ -3,6 +3,7 @@
 import dataclasses
 import math
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
@@ -347,3 +348,25 @@ def test_train_validates():
         ts.train(train, other, init="identity")
     with pytest.raises(TypeError, match="generator must be a torch.Generator"):
         ts.run_experiment(cfg, generator=0)
+
+
+def test_sample_official_reproduces_the_overlap_of_train_and_test():
+    """The official code seeds its training and test sets alike: the test set's first
+    sequences share their noise with the training set, and half of those are copies."""
+    cfg = ts.TokenData(d=30, mu=5.0)
+    train = ts.sample_official(cfg, 20, label_noise=0.2, generator=np.random.default_rng(42))
+    test = ts.sample_official(cfg, 100, label_noise=0.0, generator=np.random.default_rng(42))
+    torch.testing.assert_close(train.noise, test.noise[:20])
+    assert torch.equal(train.X[:10], test.X[:10]) and not torch.equal(train.X[10], test.X[10])
+    assert train.flipped.nonzero().flatten().tolist() == [0, 1, 10, 11]
+    ref = np.random.default_rng(42).standard_normal((20, cfg.T, cfg.d))   # the official draw
+    torch.testing.assert_close(train.noise, torch.tensor(ref, dtype=torch.float32))
+    other = ts.sample_official(cfg, 100, label_noise=0.0, generator=np.random.default_rng(0))
+    assert not torch.allclose(other.noise[:20], train.noise)
+    with pytest.raises(TypeError, match="generator must be a numpy.random.Generator"):
+        ts.sample_official(cfg, 4, label_noise=0.0, generator=torch_generator(0))
+    with pytest.raises(ValueError, match="cfg must have balanced=True"):
+        ts.sample_official(ts.TokenData(d=30, balanced=False), 4, label_noise=0.0,
+                           generator=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="label_noise must be < 0.5, got 0.5"):
+        ts.sample_official(cfg, 4, label_noise=0.5, generator=np.random.default_rng(0))
