@@ -198,7 +198,8 @@ def sample_official(
         )
     if not isinstance(generator, np.random.Generator):
         raise TypeError(
-            f"generator must be a numpy.random.Generator, got {type(generator).__name__}"
+            "generator must be a numpy.random.Generator, got "
+            f"{type(generator).__name__}"
         )
     n = check_int(n, "n", min_value=2)
     label_noise = check_real(label_noise, "label_noise", min_value=0.0)
