@@ -234,17 +234,17 @@ def corrupted_posterior(
 
     ``p(x_t = v | x~, t selected) ∝ sum_c alpha^c_t(v) e_sel(x~_t | v) beta^c_t(v)``,
 
-    with the forward messages ``alpha`` (before emitting ``x~_t``), the backward messages
-    ``beta`` of the forward–backward algorithm, the channel of a selected position
-    ``e_sel(x~ | v) = p_mask [x~ = MASK] + p_random / V + p_keep [x~ = v]`` and, at every
-    other position, the channel averaged over selection,
+    with the forward messages ``alpha`` (before emitting ``x~_t``), the backward
+    messages ``beta`` of the forward–backward algorithm, the channel of a selected
+    position ``e_sel(x~ | v) = p_mask [x~ = MASK] + p_random / V + p_keep [x~ = v]``
+    and, at every other position, the channel averaged over selection,
     ``(1 - p_select) [x~ = v] + p_select e_sel(x~ | v)``. No predictor that sees only
     ``x~`` (and which positions are scored) has a higher expected accuracy than the
     argmax of this law.
 
     Args:
-        chains: transition matrices, shape (K, V, V); the sequence comes from one of them,
-            each with probability 1/K.
+        chains: transition matrices, shape (K, V, V); the sequence comes from one of
+            them, each with probability 1/K.
         inputs: corrupted ids in ``0..V`` (``V`` is [MASK]), shape (B, T), no [CLS].
         rule: the corruption rule that produced ``inputs``.
         vocab: number of symbols ``V``.
@@ -264,7 +264,9 @@ def corrupted_posterior(
         raise TypeError(f"rule must be a MaskingRule, got {type(rule).__name__}")
     x = inputs.cpu()
     if x.min() < 0 or x.max() > vocab:
-        raise ValueError(f"inputs must hold ids in 0..{vocab}, got {x.min()}..{x.max()}")
+        raise ValueError(
+            f"inputs must hold ids in 0..{vocab}, got {x.min()}..{x.max()}"
+        )
     B, T = x.shape
     p_keep = 1.0 - rule.p_mask - rule.p_random
     same = F.one_hot(x, vocab + 1)[..., :vocab].double()     # (B, T, V): [x~_t = v]
@@ -283,7 +285,7 @@ def corrupted_posterior(
         a = torch.einsum("kbu,kuv->kbv", a, chains)          # step to t + 1
     b = torch.ones(len(chains), B, vocab, dtype=torch.float64)
     for t in reversed(range(T)):
-        w = (alphas[t] * b).sum(0) * e_sel[:, t]             # (B, V), summed over chains
+        w = (alphas[t] * b).sum(0) * e_sel[:, t]             # (B, V), sum over chains
         post[:, t] = w / w.sum(-1, keepdim=True)
         b = torch.einsum("kuv,kbv->kbu", chains, b * e[:, t])  # beta_{t-1}
         b = b / b.sum(-1).amax(0)[None, :, None]

@@ -233,13 +233,15 @@ def block_from_torch(
     """
     if not isinstance(layer, (nn.TransformerEncoderLayer, nn.TransformerDecoderLayer)):
         raise TypeError(
-            "layer must be a torch.nn.TransformerEncoderLayer or TransformerDecoderLayer, "
-            f"got {type(layer).__name__}"
+            "layer must be a torch.nn.TransformerEncoderLayer or "
+            f"TransformerDecoderLayer, got {type(layer).__name__}"
         )
     cross = isinstance(layer, nn.TransformerDecoderLayer)
     w = layer.linear1.weight
     ours = TransformerBlock(
-        layer.self_attn.embed_dim, layer.self_attn.num_heads, layer.linear1.out_features,
+        layer.self_attn.embed_dim,
+        layer.self_attn.num_heads,
+        layer.linear1.out_features,
         norm="pre" if layer.norm_first else "post", cross=cross,
         generator=torch.Generator().manual_seed(0),
     ).to(dtype=w.dtype, device=w.device)
@@ -252,7 +254,8 @@ def block_from_torch(
             mine.gamma.copy_(theirs.weight)
             mine.beta.copy_(theirs.bias)
             mine.eps = theirs.eps
-        for mine, theirs in ((ours.ffn.W_1, layer.linear1), (ours.ffn.W_2, layer.linear2)):
+        ffns = ((ours.ffn.W_1, layer.linear1), (ours.ffn.W_2, layer.linear2))
+        for mine, theirs in ffns:
             mine.weight.copy_(theirs.weight)
             mine.bias.copy_(theirs.bias)
     return ours
