@@ -53,10 +53,10 @@ class Value:
     """A scalar node of a computation graph that supports reverse-mode differentiation.
 
     Every operation builds its output node and, in the same place, a closure
-    ``_backward`` that applies that operation's local derivatives (the chain rule for one
-    node): it adds ``d(out)/d(parent) * out.grad`` to each parent's ``grad`` and returns
-    the number of floating-point operations it performed. Counting convention: the
-    local-derivative arithmetic (0 for ``+``, ``*``, negation and exp; 1 for log and
+    ``_backward`` that applies that operation's local derivatives (the chain rule for
+    one node): it adds ``d(out)/d(parent) * out.grad`` to each parent's ``grad`` and
+    returns the number of floating-point operations it performed. Counting convention:
+    the local-derivative arithmetic (0 for ``+``, ``*``, negation and exp; 1 for log and
     ReLU; 2 for a power, tanh and the sigmoid), plus one multiplication and one addition
     per edge, only the addition when the local derivative is the constant 1 of a sum.
 
@@ -155,7 +155,8 @@ class Value:
         out = Value(math.tanh(self.data), (self,), "tanh")
 
         def _backward() -> int:
-            self.grad += (1.0 - out.data * out.data) * out.grad  # d(tanh a)/da = 1 - tanh^2 a
+            # d(tanh a)/da = 1 - tanh^2 a
+            self.grad += (1.0 - out.data * out.data) * out.grad
             return 4
 
         out._backward = _backward
@@ -165,7 +166,7 @@ class Value:
         out = Value(max(self.data, 0.0), (self,), "relu")
 
         def _backward() -> int:
-            self.grad += (1.0 if self.data > 0 else 0.0) * out.grad  # 1 if a > 0, else 0
+            self.grad += (1.0 if self.data > 0 else 0.0) * out.grad  # 1 if a > 0
             return 3
 
         out._backward = _backward
@@ -175,7 +176,8 @@ class Value:
         out = Value(1.0 / (1.0 + math.exp(-self.data)), (self,), "sigmoid")
 
         def _backward() -> int:
-            self.grad += out.data * (1.0 - out.data) * out.grad  # d(sigma)/da = sigma (1 - sigma)
+            # d(sigma a)/da = sigma(a) (1 - sigma(a))
+            self.grad += out.data * (1.0 - out.data) * out.grad
             return 4
 
         out._backward = _backward

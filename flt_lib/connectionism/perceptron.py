@@ -179,9 +179,9 @@ def novikoff_bound(X: torch.Tensor, y: torch.Tensor, w_star: torch.Tensor) -> fl
 def _perceptron_loop(
     X: torch.Tensor, y: torch.Tensor, w: torch.Tensor, max_updates: int
 ) -> tuple[torch.Tensor, int]:
-    """The textbook double loop of the perceptron algorithm; :func:`perceptron` makes the
-    same updates in the same order. Returns ``(w, k)``, the final weights and the number
-    of updates. No argument checks: call :func:`perceptron`."""
+    """The textbook double loop of the perceptron algorithm; :func:`perceptron` makes
+    the same updates in the same order. Returns ``(w, k)``, the final weights and the
+    number of updates. No argument checks: call :func:`perceptron`."""
     k = 0
     while True:
         clean_pass = True

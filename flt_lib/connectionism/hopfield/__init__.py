@@ -3,8 +3,9 @@ retrieval.
 
 Conventions (chapter 1 of the notation table): a network has ``n`` binary neurons with
 states in {-1, +1}; ``s`` patterns are stored as the rows of ``patterns`` with shape (s,
-n); the tie of ``sign`` at 0 goes to +1. Equations refer to section 1.5 of the book. Dense associative memories and the modern (softmax) update of
-section 1.6 live in ``dense_memory``.
+n); the tie of ``sign`` at 0 goes to +1. Equations refer to section 1.5 of the book.
+Dense associative memories and the modern (softmax) update of section 1.6 live in
+``dense_memory``.
 
 References: Hopfield (1982); Hebb (1949); Amit, Gutfreund & Sompolinsky (1985);
 McEliece, Posner, Rodemich & Venkatesh (1987).
