@@ -88,3 +88,47 @@ def test_bad_inputs():
         bert.classifier_from_pretrained(None, 2, generator=torch_generator(0))
     with pytest.raises(ValueError, match=r"tokens must be a 2-D tensor \(B, T\) token ids"):
         bert.prepend_cls(torch.zeros(3, dtype=torch.long), 5)
+
+
+def test_corrupted_posterior_matches_brute_force():
+    """Forward-backward equals the posterior computed by enumerating every sequence."""
+    import itertools
+
+    V, T = 3, 4
+    P = bert.markov_chain(V, successors=2, generator=torch_generator(0))
+    chains = torch.stack([P, bert.reverse_chain(P)])
+    rule = bert.MaskingRule(p_select=0.3, p_mask=0.6, p_random=0.25)
+    x_tilde = torch.tensor([[V, 1, 0, V], [2, V, 2, 1]])
+    got = bert.corrupted_posterior(chains, x_tilde, rule, vocab=V)
+    keep = 1 - rule.p_mask - rule.p_random
+
+    def e_sel(obs, v):
+        return rule.p_mask * (obs == V) + rule.p_random / V + keep * (obs == v)
+
+    def e(obs, v):
+        return (1 - rule.p_select) * (obs == v) + rule.p_select * e_sel(obs, v)
+
+    for b in range(2):
+        for t in range(T):
+            w = torch.zeros(V, dtype=torch.float64)
+            for C in chains:
+                pi = bert.stationary(C)
+                for seq in itertools.product(range(V), repeat=T):
+                    p = pi[seq[0]] * torch.prod(torch.stack(
+                        [C[seq[s], seq[s + 1]] for s in range(T - 1)]))
+                    for s in range(T):
+                        obs = int(x_tilde[b, s])
+                        p = p * (e_sel(obs, seq[s]) if s == t else e(obs, seq[s]))
+                    w[seq[t]] += p
+            torch.testing.assert_close(got[b, t], w / w.sum())
+
+
+def test_corrupted_posterior_bad_inputs():
+    P = bert.markov_chain(4, successors=2, generator=torch_generator(0))
+    rule = bert.MaskingRule()
+    with pytest.raises(ValueError, match=r"chains must have shape \(K, 5, 5\)"):
+        bert.corrupted_posterior(P[None], torch.zeros(1, 3, dtype=torch.long), rule, vocab=5)
+    with pytest.raises(ValueError, match=r"inputs must hold ids in 0..4"):
+        bert.corrupted_posterior(P[None], torch.full((1, 3), 7), rule, vocab=4)
+    with pytest.raises(TypeError, match="rule must be a MaskingRule"):
+        bert.corrupted_posterior(P[None], torch.zeros(1, 3, dtype=torch.long), {}, vocab=4)

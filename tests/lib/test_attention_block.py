@@ -99,3 +99,37 @@ def test_bad_inputs():
         blk.random_attention_weights(0, 4, generator=g)
     with pytest.raises(ValueError, match=r"X must have shape \(\.\.\., n, d\)"):
         blk.relative_residual(torch.ones(3))
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_block_from_torch_encoder_and_decoder_with_random_layer_norms(norm_first):
+    """Encoder and decoder layers, LayerNorm gains and shifts randomised: our block with
+    copied weights gives torch's output."""
+    g = torch_generator(11)
+    enc = nn.TransformerEncoderLayer(16, 4, 24, dropout=0.0, batch_first=True,
+                                     norm_first=norm_first).double().eval()
+    dec = nn.TransformerDecoderLayer(16, 4, 24, dropout=0.0, batch_first=True,
+                                     norm_first=norm_first).double().eval()
+    with torch.no_grad():
+        for layer in (enc, dec):
+            for m in layer.modules():
+                if isinstance(m, nn.LayerNorm):
+                    m.weight.copy_(1 + torch.randn(16, generator=g, dtype=torch.float64))
+                    m.bias.copy_(torch.randn(16, generator=g, dtype=torch.float64))
+    x = torch.randn(2, 7, 16, generator=g, dtype=torch.float64)
+    mem = torch.randn(2, 5, 16, generator=g, dtype=torch.float64)
+    mask = causal_mask(7)
+    with torch.no_grad():
+        e_gap = (blk.block_from_torch(enc)(x, mask=mask).x - enc(x, src_mask=~mask)).abs().max()
+        ours = blk.block_from_torch(dec)(x, mask=mask, memory=mem).x
+        d_gap = (ours - dec(x, mem, tgt_mask=~mask)).abs().max()
+        plain = blk.block_from_torch(dec)
+        for n in plain.norms:  # default gains: the randomised ones must matter
+            n.gamma.fill_(1.0), n.beta.zero_()
+        changed = (plain(x, mask=mask, memory=mem).x - ours).abs().max()
+    assert e_gap < 1e-12 and d_gap < 1e-12 and changed > 0.1, (e_gap, d_gap, changed)
+
+
+def test_block_from_torch_bad_input():
+    with pytest.raises(TypeError, match="layer must be a torch.nn.TransformerEncoderLayer"):
+        blk.block_from_torch(nn.Linear(2, 2))

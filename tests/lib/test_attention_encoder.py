@@ -39,6 +39,25 @@ def test_causal_model_does_not_look_ahead():
     torch.testing.assert_close(m(x).logits[:, :5], m(y).logits[:, :5])
 
 
+def test_alibi_encoder_uses_press_bias_and_is_causal():
+    """An ALiBi model equals the same blocks run with the bias passed by hand, and the
+    bias changes the output (so it is really applied)."""
+    m = Encoder(_cfg(positions="alibi", causal=True), generator=torch_generator(6))
+    x = torch.randint(0, 10, (2, 9), generator=torch_generator(7))
+    h = m.embed_inputs(x)
+    from flt_lib.attention.positions import alibi_bias
+    from flt_lib.attention.scoring import causal_mask
+    with_bias, without = h, h
+    for block in m.blocks:
+        with_bias = block(with_bias, mask=causal_mask(9), bias=alibi_bias(9, 2)).x
+        without = block(without, mask=causal_mask(9)).x
+    torch.testing.assert_close(m(x).hidden, with_bias)
+    assert (m(x).hidden - without).abs().max() > 1e-2
+    y = x.clone()
+    y[:, 6:] = (y[:, 6:] + 1) % 10
+    torch.testing.assert_close(m(x).logits[:, :6], m(y).logits[:, :6])
+
+
 def test_seeded_init():
     a, b = (Encoder(_cfg(positions="learned"), generator=torch_generator(5)) for _ in range(2))
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
@@ -49,6 +68,8 @@ def test_bad_inputs():
         _cfg(d_in=3)
     with pytest.raises(ValueError, match="positions must be one of"):
         _cfg(positions="relative")
+    with pytest.raises(ValueError, match="positions='alibi' needs causal=True"):
+        _cfg(positions="alibi")
     with pytest.raises(ValueError, match="rope needs an even head width"):
         _cfg(d_model=6, n_heads=2, positions="rope")
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -35,3 +35,16 @@ def test_bad_inputs():
         train(m, lambda: 0, lambda m, b: 0, steps=1, lr=0.0)
     with pytest.raises(ValueError, match="steps must be >= 1"):
         train(m, lambda: 0, lambda m, b: 0, steps=0, lr=0.1)
+
+
+def test_stop_at_ends_training_at_the_first_good_record():
+    calls = []
+    model = nn.Linear(1, 1)
+    batch = lambda: None
+    loss = lambda m, b: (m.weight ** 2).sum()
+    metric = lambda m: float(len(calls.append(0) or calls))  # 1, 2, 3, ... per record
+    h = train(model, batch, loss, steps=100, lr=0.1, record_every=10, eval_fn=metric,
+              stop_at=3.0)
+    assert h.steps == [10, 20, 30] and h.metric == [1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match="stop_at needs an eval_fn"):
+        train(model, batch, loss, steps=5, lr=0.1, stop_at=0.5)

@@ -113,3 +113,41 @@ def test_bad_inputs():
                 generator=torch_generator(0), step_jitter=1.0)
     with pytest.raises(TypeError, match="generator must be a torch.Generator"):
         hmc.hmc(lambda t: t.sum(1), grad, z, step=0.1, n_leapfrog=2, n_steps=2, generator=None)
+
+
+def test_mass_matrix_is_a_change_of_variables():
+    """Leapfrog with M = diag(m) on theta equals unit-mass leapfrog on phi = sqrt(m) theta."""
+    g = torch_generator(3)
+    m = torch.tensor([4.0, 0.25, 9.0], dtype=torch.float64)
+    prec = torch.tensor([[2.0, 0.3, 0.0], [0.3, 1.0, 0.2], [0.0, 0.2, 3.0]], dtype=torch.float64)
+    tg = targets.Gaussian(torch.zeros(3, dtype=torch.float64), prec)
+    theta = torch.randn(4, 3, generator=g, dtype=torch.float64)
+    p = torch.randn(4, 3, generator=g, dtype=torch.float64)
+    t1, p1 = hmc.leapfrog(tg.grad_log_prob, theta, p, step=0.1, n_steps=7, inv_mass=1 / m)
+    s = m.sqrt()
+    grad_phi = lambda phi: tg.grad_log_prob(phi / s) / s
+    f1, q1 = hmc.leapfrog(grad_phi, theta * s, p / s, step=0.1, n_steps=7)
+    assert torch.allclose(t1, f1 / s, atol=1e-13) and torch.allclose(p1, q1 * s, atol=1e-13)
+    H = hmc.hamiltonian(tg.log_prob, theta, p, inv_mass=1 / m)
+    assert torch.allclose(H, -tg.log_prob(theta) + 0.5 * (p**2 / m).sum(1), atol=1e-14)
+
+
+def test_hmc_with_mass_matrix_samples_ill_conditioned_gaussian():
+    sd = torch.tensor([0.05, 1.0], dtype=torch.float64)
+    tg = targets.Gaussian(torch.zeros(2, dtype=torch.float64), torch.diag(sd**-2))
+    g = torch_generator(4)
+    chain = hmc.hmc(tg.log_prob, tg.grad_log_prob, sd * torch.randn(20, 2, generator=g,
+                    dtype=torch.float64), step=0.5, n_leapfrog=3, n_steps=300, generator=g,
+                    step_jitter=0.2, inv_mass=sd**2)
+    s = chain.samples
+    z = (s.pow(2).mean((0, 1)) - sd**2) / mcmc.mc_standard_error(s.pow(2))
+    assert z.abs().max() < 4.5 and chain.accept_rate.mean() > 0.9
+
+
+def test_mass_matrix_bad_input():
+    grad = lambda t: -t
+    z = torch.zeros(2, 3, dtype=torch.float64)
+    with pytest.raises(ValueError, match="inv_mass must have shape"):
+        hmc.leapfrog(grad, z, z, step=0.1, n_steps=1, inv_mass=torch.ones(2, dtype=torch.float64))
+    with pytest.raises(ValueError, match="inv_mass must be > 0"):
+        hmc.hamiltonian(lambda t: -t.sum(1), z, z, inv_mass=torch.zeros(3, dtype=torch.float64))

@@ -92,8 +92,12 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="p0 must have shape"):
         langevin.underdamped_langevin(STD.grad_log_prob, z, step=0.5, friction=1.0, n_steps=2,
                                       generator=torch_generator(0), p0=torch.zeros(3, 1, dtype=torch.float64))
-    with pytest.raises(ValueError, match="friction must be >= 0"):
+    with pytest.raises(ValueError, match="friction must be > 0"):
         langevin.underdamped_gaussian_variance(0.1, -1.0)
+    with pytest.raises(ValueError, match="friction must be > 0"):
+        langevin.underdamped_gaussian_variance(0.1, 0.0)  # no stationary law at gamma = 0
+    with pytest.raises(ValueError, match=r"friction \* step must be in \(0, 1\]"):
+        langevin.underdamped_gaussian_variance(0.5, 3.0)
     with pytest.raises(ValueError, match="batch_size must be <= 5"):
         langevin.sgld(lambda t, b: t, z, n_data=5, batch_size=6, step_sizes=torch.ones(3, dtype=torch.float64),
                       generator=torch_generator(0))

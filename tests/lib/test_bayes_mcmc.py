@@ -150,3 +150,12 @@ def test_bad_inputs():
         mcmc.Chain(torch.zeros(2, 3, 1), torch.zeros(2), 1, 2)
     with pytest.raises(TypeError, match="x must be a torch.Tensor"):
         mcmc.mc_standard_error([1.0, 2.0])
+
+
+def test_ess_is_capped_at_ct_log10_ct():
+    """An alternating (antithetic) chain has tau -> 0; the ESS stops at C T log10(C T)."""
+    T, C = 1000, 10
+    x = torch.tensor([(-1.0) ** t for t in range(T)], dtype=torch.float64)[:, None].repeat(1, C)
+    x = x + 1e-3 * torch.randn(T, C, generator=torch_generator(0), dtype=torch.float64)
+    ess = mcmc.effective_sample_size(x).item()
+    assert ess == pytest.approx(C * T * math.log10(C * T), rel=1e-12)

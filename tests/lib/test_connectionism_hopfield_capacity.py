@@ -1,4 +1,4 @@
-"""Tests for flt_lib.connectionism.hopfield_capacity: oracles, Monte Carlo checks, bad inputs."""
+"""Tests for flt_lib.connectionism.hopfield.capacity: oracles, Monte Carlo checks, bad inputs."""
 
 import math
 
@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from flt_lib.connectionism import hopfield as hp
-from flt_lib.connectionism import hopfield_capacity as hc
+from flt_lib.connectionism.hopfield import capacity as hc
 from flt_lib.rng import torch_generator
 
 

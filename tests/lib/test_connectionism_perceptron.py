@@ -125,3 +125,27 @@ def test_bad_inputs():
         pc.radius(torch.ones(3))
     with pytest.raises(ValueError, match="w must have shape"):
         pc.predict(X, torch.ones(5))
+
+
+@pytest.mark.parametrize("kind, gamma, cap", [("ball", 0.1, 10_000), ("shell", 0.05, 10_000),
+                                              ("shell", 0.05, 37), ("ball", 0.2, 0)])
+def test_textbook_loop_shown_on_the_page_makes_the_same_updates(kind, gamma, cap):
+    """The double loop shown in Section 1.2 and the vectorised perceptron() agree exactly."""
+    from flt_lib.connectionism.perceptron import _perceptron_loop
+
+    X, y, _ = pc.separable_data(60, 5, gamma=gamma, generator=torch_generator(3), kind=kind)
+    fast = pc.perceptron(X, y, max_updates=cap)
+    w, k = _perceptron_loop(X, y, X.new_zeros(5), cap)
+    assert k == fast.n_updates
+    assert torch.equal(w, fast.w)
+
+
+def test_textbook_loop_on_xor_stops_at_the_cap_like_the_fast_path():
+    from flt_lib.connectionism.perceptron import _perceptron_loop
+
+    X = pc.add_bias(torch.tensor([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]))
+    y = torch.tensor([-1.0, 1.0, 1.0, -1.0])
+    fast = pc.perceptron(X, y, max_updates=25)
+    w, k = _perceptron_loop(X, y, X.new_zeros(3), 25)
+    assert k == fast.n_updates == 25 and not fast.converged
+    assert torch.equal(w, fast.w)

@@ -39,7 +39,17 @@ def test_set_seed_seeds_all_global_generators():
 
 
 def test_set_seed_accepts_seeds_beyond_numpy_range():
-    rng.set_seed(2**40)  # numpy's legacy seeding only takes 32 bits; we reduce modulo 2**32
+    # numpy's legacy seeding only takes 32 bits; we reduce modulo 2**32 for numpy alone
+    rng.set_seed(2**40)
+    big = (random.random(), np.random.rand(), torch.rand(1).item())
+    rng.set_seed(2**40)
+    assert (random.random(), np.random.rand(), torch.rand(1).item()) == big
+    np.random.seed(2**40 % 2**32)  # == 0: the reduced seed numpy actually received
+    assert big[1] == np.random.rand()
+    torch.manual_seed(2**40)  # torch and random take the full seed
+    assert big[2] == torch.rand(1).item()
+    random.seed(2**40)
+    assert big[0] == random.random()
 
 
 def test_spawn_children_are_independent_and_reproducible():

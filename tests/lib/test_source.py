@@ -11,7 +11,7 @@ from flt_lib.source import Listing, show_source
 
 
 def test_listing_is_the_current_source():
-    listing = show_source(sgd.per_example_gradients)
+    listing = show_source(sgd.per_example_gradients, docstring=True)
     lines, first = inspect.getsourcelines(sgd.per_example_gradients)
     assert isinstance(listing, Listing)
     assert listing.code == "".join(lines).rstrip("\n")
@@ -26,9 +26,10 @@ def test_markdown_is_a_python_code_block():
     assert "```python\ndef per_example_gradients(" in md and md.rstrip().endswith("```")
 
 
-def test_docstring_can_be_left_out():
-    full = show_source(sgd.per_example_gradients)
-    bare = show_source(sgd.per_example_gradients, docstring=False)
+def test_docstring_is_left_out_by_default():
+    full = show_source(sgd.per_example_gradients, docstring=True)
+    bare = show_source(sgd.per_example_gradients)
+    assert bare == show_source(sgd.per_example_gradients, docstring=False)
     assert '"""' in full.code and '"""' not in bare.code
     assert bare.code.splitlines()[0] == full.code.splitlines()[0]  # the signature stays
     assert bare.code.splitlines()[-1] == full.code.splitlines()[-1]  # and the body

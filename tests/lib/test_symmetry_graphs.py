@@ -129,3 +129,27 @@ def test_bad_inputs():
         graphs.n_components(torch.zeros(3, dtype=torch.float64))
     with pytest.raises(ValueError, match="n must be >= 1"):
         graphs.random_graph(0, 0.5, generator=torch_generator(0))
+
+
+def test_dirichlet_energy_keeps_its_digits_after_80_steps():
+    """The edge-sum form against the spectral formula sum_k (1 - mu_k) mu_k^(2t) |c_k|^2,
+    which has no cancellation; ||X||^2 - <X, A_hat X> loses its digits by t = 80."""
+    A_hat = graphs.normalized_adjacency(graphs.random_graph(30, 0.15, generator=torch_generator(7)))
+    H = torch.randn(30, 4, generator=torch_generator(1), dtype=torch.float64)
+    mu, V = torch.linalg.eigh(A_hat)
+    c2 = ((V.T @ H) ** 2).sum(1)
+    for _ in range(80):
+        H = A_hat @ H
+    exact = ((1 - mu) * mu ** 160 * c2)[:-1].sum().item()
+    assert abs(graphs.dirichlet_energy(H, A_hat) - exact) < 1e-6 * exact
+    cancelling = ((H * H).sum() - (H * (A_hat @ H)).sum()).item()
+    assert abs(cancelling - exact) > 1e-3 * exact  # the old formula would fail this test
+
+
+def test_dirichlet_energy_rejects_other_couplings():
+    A = graphs.cycle_graph(5)
+    with pytest.raises(ValueError, match="A_hat"):
+        graphs.dirichlet_energy(torch.ones(5, 1, dtype=torch.float64), A)  # zero diagonal
+    P = graphs.normalized_adjacency(A) * 0.9
+    with pytest.raises(ValueError, match="eigenvalue 1"):
+        graphs.dirichlet_energy(torch.ones(5, 1, dtype=torch.float64), P)

@@ -4,7 +4,7 @@ perfect recall.
 Section 1.5 of the book. Patterns are the rows of ``patterns`` with shape (s, n) and
 entries +-1; the network stores them with Hebb's rule with zero diagonal
 (eq-hopfield-hebb), and the tie of ``sign`` at 0 goes to +1. The dynamics themselves
-live in ``hopfield``.
+live in the other modules of this package.
 
 References: Hopfield (1982); Amit, Gutfreund & Sompolinsky (1985);
 McEliece, Posner, Rodemich & Venkatesh (1987).
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 
 from flt_lib._validate import check_int, check_real, check_tensor
-from flt_lib.connectionism.hopfield import hebbian_weights
+from flt_lib.connectionism.hopfield.network import hebbian_weights
 
 __all__ = [
     "RSCapacity",
