@@ -241,14 +241,14 @@ def worker_env(threads: str | None = None) -> dict[str, str]:
 
 
 def ipc_config(folder: str):
-    """Configuration for kernels that talk over IPC (Unix sockets in ``folder``), not TCP.
+    """Configuration for kernels that talk over IPC (Unix sockets in ``folder``).
 
     Over TCP, ipykernel logs "Kernel is running over TCP without encryption" on every
     start (52 lines in ``make book``), and two kernels started at once can be handed the
     same free port (:mod:`book.upstream.nbval_kernel_start`). IPC sockets are files that
-    only this user can open, and need no port. The configuration, not a kernel manager, is
-    handed to the client, so that the client owns its kernel manager and shuts the kernel
-    down when the notebook is done.
+    only this user can open, and need no port. The configuration, not a kernel manager,
+    is handed to the client, so that the client owns its kernel manager and shuts the
+    kernel down when the notebook is done.
     """
     from traitlets.config import Config
 
