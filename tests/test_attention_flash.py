@@ -86,6 +86,8 @@ def test_bad_input_names_the_argument():
         flash.fast_attention(q, k, v, block=0)
     with pytest.raises(ValueError, match="scale must be > 0"):
         flash.tiled_attention(q, k, v, scale=-1.0)
+    with pytest.raises(ValueError, match="at least one token"):
+        flash.fast_attention(q[..., :0, :], k, v)
     with pytest.raises(ValueError, match="x must be finite"):
         flash.online_softmax(torch.tensor([0.0, -math.inf]), block=1)
     with pytest.raises(TypeError, match="x must have a floating-point dtype"):

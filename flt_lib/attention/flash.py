@@ -195,6 +195,11 @@ def _check_qkv(
             f"q must have at least 2 dimensions (..., T_q, d_k), got shape "
             f"{tuple(q.shape)}"
         )
+    if q.shape[-2] < 1 or k.shape[-2] < 1 or q.numel() == 0:
+        raise ValueError(
+            f"q and k must hold at least one token each, got shapes {tuple(q.shape)} "
+            f"and {tuple(k.shape)}"
+        )
     if k.ndim != q.ndim or k.shape[:-2] != q.shape[:-2] or k.shape[-1] != q.shape[-1]:
         raise ValueError(
             f"k must have shape (..., T_k, d_k) = "
