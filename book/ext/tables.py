@@ -197,6 +197,23 @@ class StatementIndex(SphinxDirective):
         return [StatementIndexNode()]
 
 
+def _relinked(parts: list[Any], docname: str) -> list[Any]:
+    """Title nodes copied from a statement's page, their cross-references resolved from
+    ``docname``, the page that shows the index.
+
+    A citation in a statement's title is a ``pending_xref`` whose ``refdoc`` names the
+    statement's page, and Sphinx resolves it relative to that page: copied as it was, a
+    citation of Theorem 7.9 linked ``../bibliography.html#id65`` from an index one folder
+    higher, a page that does not exist.
+    """
+    from sphinx.addnodes import pending_xref
+
+    for part in parts:
+        for ref in part.findall(pending_xref) if isinstance(part, nodes.Element) else ():
+            ref["refdoc"] = docname
+    return parts
+
+
 def _statement_table(app: Any, env: Any, docname: str) -> Any:
     from sphinx.util.nodes import make_refnode
 
@@ -235,7 +252,7 @@ def _statement_table(app: Any, env: Any, docname: str) -> Any:
             )
             row += nodes.entry("", para)
             title = nodes.paragraph()
-            title += [child.deepcopy() for child in item["title"]]
+            title += _relinked([child.deepcopy() for child in item["title"]], docname)
             row += nodes.entry("", title)
             sec = nodes.paragraph()
             sec += make_refnode(app.builder, docname, doc, "", nodes.Text(section))
