@@ -91,7 +91,12 @@ EXECUTED ?= _build/.jupyter_cache
 student: $(STAMP)
 	$(PY) -m book.notebook student-book _build/student/book --executed $(EXECUTED)
 	rm -rf _build/student/html _build/student/site
-	$(JB) build -W -n --keep-going --path-output _build/student/site _build/student/book
+	@# jupyter-book's own message names its output folder, which is moved right after:
+	@# its output goes to a log, shown only when the build fails.
+	@mkdir -p _build/student
+	@$(JB) build -W -n --keep-going --path-output _build/student/site _build/student/book \
+	  > _build/student/build.log 2>&1 \
+	  || { cat _build/student/build.log; echo "student build failed (log: _build/student/build.log)"; exit 1; }
 	mv _build/student/site/_build/html _build/student/html
 	@echo "student edition: notebooks in _build/student/book/chapters, website in _build/student/html"
 
@@ -110,12 +115,15 @@ browser-test: $(STAMP)
 	@test -x /usr/bin/chromium || { echo "browser-test needs Chromium: apt-get install -y chromium"; exit 1; }
 	@test -f _build/html/index.html || { echo "no built site: run make book first"; exit 1; }
 	@$(PY) -c "import playwright" 2>/dev/null || $(PY) -m pip install --quiet "$(PLAYWRIGHT)"
-	FLT_BROWSER_TEST=1 $(PY) -m pytest -q tests/book/test_site_browser.py
+	@if [ -f _build/latex/book.pdf ]; then cp _build/latex/book.pdf _build/html/book.pdf; fi
+	FLT_BROWSER_TEST=1 $(PY) -m pytest -q tests/book/test_site_links.py tests/book/test_site_browser.py
 
 ## The whole book as a PDF through LaTeX: _build/latex/book.pdf (needs Debian's
-## texlive-latex-extra, latexmk and, for the test, poppler-utils; see README).
+## texlive-latex-extra, tex-gyre, latexmk and, for the test, poppler-utils; see README),
+## copied into the website (_build/html/book.pdf), whose header links it.
 pdf: $(STAMP)
 	$(JB) build --builder pdflatex .
+	@if [ -d _build/html ]; then cp _build/latex/book.pdf _build/html/book.pdf; fi
 	FLT_PDF_TEST=1 $(PY) -m pytest -q tests/book/test_pdf.py
 
 ## A release v<version> is consistent: __version__, stamped setup cells and a git tag agree.

@@ -12,6 +12,9 @@ module with its own ``setup``, so a test can load one alone:
 - :mod:`book.ext.tables`: the execution-times table and the index of numbered
   statements;
 - :mod:`book.ext.latex`: the PDF through pdflatex;
+- :mod:`book.ext.latex_layout`: the PDF's tables within the text width, proofs in the
+  body's style;
+- :mod:`book.ext.html`: the website's PDF button, theme mode and root page;
 - :mod:`book.upstream`: patches of sphinx-proof and sphinx-thebe, each in its own
   module.
 
@@ -28,10 +31,27 @@ __all__ = ["setup"]
 
 def setup(app: Any) -> dict[str, Any]:
     """Sphinx entry point: register every part of the extension."""
-    from book.ext import bibliography, cache, latex, numbering, tables
+    from book.ext import (
+        bibliography,
+        cache,
+        html,
+        latex,
+        latex_layout,
+        numbering,
+        tables,
+    )
     from book.upstream import sphinx_proof_labels, sphinx_thebe_scripts
 
     sphinx_proof_labels.install()
-    for part in (cache, numbering, bibliography, tables, latex, sphinx_thebe_scripts):
+    for part in (
+        cache,
+        numbering,
+        bibliography,
+        tables,
+        latex,
+        latex_layout,
+        html,
+        sphinx_thebe_scripts,
+    ):
         part.setup(app)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
