@@ -9,7 +9,13 @@ through Playwright, at 1280 px and at 390 px (a phone), and asserts what a reade
 - the sidebar opens (at 390 px it starts hidden; at 1280 px it closes and opens again);
 - no display equation or code block is wider than its box without a scroll cue, no page
   scrolls sideways, and code lines of at most 88 characters fit the column at 1280 px;
-- every image has an alt text that says something (not a file path).
+- every image has an alt text that says something (not a file path);
+- no console error (pydata-sphinx-theme's "Got invalid theme mode" on a first visit was one),
+  and the root page, which only redirects, asks for no missing favicon;
+- at 390 px every figure is a link to its full-size PNG (a tap opens it), which is at least
+  twice as wide as the figure is shown;
+- search ranks a page whose title holds the query first, and its snippets are text, not
+  the header's buttons or the page's contents list.
 
 Screenshots of a few named pages go to ``_build/screenshots/``. Needs ``/usr/bin/chromium``
 (``apt-get install -y chromium``) and the pinned ``playwright`` that `make browser-test`
@@ -76,6 +82,9 @@ SCREENSHOTS = [
     ("execution-times-1280", "chapters/execution_times.html", 1280, "table", False),
     ("bibliography-1280", "chapters/bibliography.html", 1280, None, False),
     ("proof-index-1280", "chapters/proof_index.html", 1280, "table", False),
+    # A two-panel figure on a phone (Figure 7.16: four runs, each with its own dash).
+    ("token-selection-figure-390", "chapters/07_feature_learning/06_token_selection.html",
+     390, "a.flt-figure-link >> nth=6", False),
 ]
 
 # Text that MathJax should have typeset: \( \[ $...$ with TeX inside, or a TeX command.
@@ -198,6 +207,7 @@ def _open(browser, server, page_path: str, width: int):
     page.route("**/*", route)
     page.on("response", lambda resp: resp.status >= 400 and failed.append(f"{resp.status} {resp.url}"))
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: msg.type == "error" and errors.append("console: " + msg.text))
     page.goto(server + page_path, wait_until="load")
     page.evaluate(
         "async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise)"
@@ -292,5 +302,85 @@ def test_screenshots(browser, server, name, page_path, width, target, sidebar):
             assert _toggle(page)["visible"], "the sidebar did not open"
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{name}.png"))
+    finally:
+        context.close()
+
+
+def test_root_page_asks_for_no_missing_file(browser, server):
+    """The root index.html only redirects; it names the favicon, so the browser does not
+    ask for /favicon.ico, which the site lacks."""
+    context, page, outside, failed, errors = _open(browser, server, "", 1280)
+    try:
+        page.wait_for_timeout(500)
+        assert not failed, f"failed requests from the root page: {failed}"
+        assert not errors, f"errors: {errors}"
+    finally:
+        context.close()
+
+
+FIGURES_JS = r"""
+() => [...document.querySelectorAll('.bd-article div.cell_output img')].map(img => {
+  const a = img.closest('a');
+  return {src: img.getAttribute('src'), shown: img.getBoundingClientRect().width,
+          natural: img.naturalWidth, href: a ? a.getAttribute('href') : null,
+          linked: !!a && a.classList.contains('flt-figure-link')};
+})
+"""
+
+
+@pytest.mark.parametrize("page_path", [
+    "chapters/07_feature_learning/06_token_selection.html",
+    "chapters/01_connectionism/02_perceptron.html",
+    "chapters/05_transformers/01_attention.html",
+])
+def test_figures_open_at_full_size_on_a_phone(browser, server, page_path):
+    """At 390 px a figure is shown about 358 px wide (legends about 5 px tall); a tap on it
+    opens its PNG, at least twice as many pixels wide."""
+    if not (SITE / page_path).exists():
+        pytest.skip(f"{page_path} not in this build")
+    context, page, *_ = _open(browser, server, page_path, 390)
+    try:
+        figures = page.evaluate(FIGURES_JS)
+        assert figures, f"no figure on {page_path}"
+        problems = [f for f in figures if not f["linked"] or f["href"] != f["src"]]
+        assert not problems, f"figures without a link to their image: {problems[:3]}"
+        small = [f for f in figures if f["natural"] < 2 * f["shown"] - 1]
+        assert not small, f"full size not twice the shown width: {small[:3]}"
+        href = figures[0]["href"]
+        status = page.evaluate("async (u) => (await fetch(u)).status", href)
+        assert status == 200, f"{href}: HTTP {status}"
+    finally:
+        context.close()
+
+
+SEARCH_JS = r"""
+async () => {
+  for (let i = 0; i < 100; i++) {
+    const items = document.querySelectorAll('#search-results ul.search > li');
+    const done = document.querySelector('#search-results .search-summary');
+    if (items.length && done && done.innerText.trim()) break;
+    await new Promise(r => setTimeout(r, 100));
+  }
+  return [...document.querySelectorAll('#search-results ul.search > li')].map(li => ({
+    title: (li.querySelector('a') || li).textContent.trim(),
+    snippet: (li.querySelector('p.context') || {textContent: ''}).textContent,
+  }));
+}
+"""
+
+
+def test_search_ranks_a_matching_title_first_and_shows_text(browser, server):
+    context, page, *_ = _open(browser, server, "search.html?q=token+selection", 1280)
+    try:
+        results = page.evaluate(SEARCH_JS)
+        assert results, "no search results for 'token selection'"
+        assert "token selection" in results[0]["title"].lower(), (
+            f"first result for 'token selection': {[r['title'] for r in results[:5]]}")
+        for r in results[:10]:
+            snippet = r["snippet"]
+            assert ".ipynb" not in snippet and ".pdf" not in snippet, (
+                f"{r['title']}: snippet shows the header's buttons: {snippet[:120]!r}")
+            assert not re.search(r"\bContents\b", snippet[:80]), (
+                f"{r['title']}: snippet starts with the contents list: {snippet[:120]!r}")
     finally:
         context.close()
