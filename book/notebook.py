@@ -387,6 +387,8 @@ def student_book(
     config.setdefault("execute", {})["execute_notebooks"] = "off"
     config.setdefault("launch_buttons", {})["colab_url"] = ""
     config.setdefault("html", {})["announcement"] = STUDENT_NOTE
+    # No PDF button: the book's PDF holds the solutions (book/ext/html.py).
+    config.setdefault("sphinx", {}).setdefault("config", {})["flt_pdf"] = ""
     # The Sphinx extension is loaded from this checkout, not from the copy.
     local = config.get("sphinx", {}).get("local_extensions") or {}
     for name, where in local.items():
