@@ -23,10 +23,8 @@ PDF_BUTTON_LABEL = "book-pdf-button"
 
 
 def _theme_defaults(app: Any, config: Any) -> None:
-    options = config.html_theme_options
-    if not isinstance(options, dict):
-        return
-    options.setdefault("default_mode", "auto")
+    """pydata-sphinx-theme reads its default mode from ``html_context``."""
+    config.html_context.setdefault("default_mode", "auto")
 
 
 def _header_buttons(

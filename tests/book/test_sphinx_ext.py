@@ -69,7 +69,7 @@ STATEMENTS = """\
 Text.
 :::
 
-:::{{prf:theorem}} Main
+:::{{prf:theorem}} Main, after {{cite:t}}`hop`
 :label: {p}-thm
 
 Text.
@@ -131,6 +131,27 @@ def test_statement_index_lists_numbered_statements_with_math(site):
         assert item in text, f"{item} missing from the statement index"
     assert "\\(\\gamma\\)" in html  # the title's math stays math (MathJax typesets it)
     assert "mathjax" in html.lower()
+
+
+@pytest.mark.slow
+def test_citations_in_statement_titles_link_from_the_index(site):
+    """A statement's title that cites a paper links the bibliography from the index's
+    page too (copied as it was, the link was relative to the statement's page)."""
+    html = (site / "statements.html").read_text(encoding="utf-8")
+    refs = (site / "refs.html").read_text(encoding="utf-8")
+    links = re.findall(r'href="([^"]*refs\.html#[^"]+)"', html)
+    assert links, "no citation link in the statement index"
+    for link in links:
+        assert link.startswith("refs.html#"), f"{link}: not relative to statements.html"
+        assert f'id="{link.split("#")[1]}"' in refs, f"{link}: no such anchor"
+
+
+def test_latex_column_widths():
+    from book.ext.latex_layout import MAX_CHARS, MIN_CHARS, column_widths
+
+    assert column_widths([["a", "bb"], ["ccc"]]) == [MIN_CHARS, MIN_CHARS]
+    assert column_widths([["x" * 20, "y" * 500]]) == [20, MAX_CHARS]
+    assert column_widths([]) == []
 
 
 def test_tex_for_char():
