@@ -11,7 +11,9 @@ figure in ``with book_style(): ...``.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+import functools
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -96,7 +98,8 @@ def use_book_style() -> None:
     """Apply the book style to matplotlib's global settings (once, in the setup cell).
 
     Inside Jupyter (or Colab) it also makes the inline backend send crisp 2x PNG
-    figures, and images (``imshow``, ``matshow``) are drawn without grid lines.
+    figures, and images (``imshow``, ``matshow``, ``pcolormesh``) are drawn without
+    grid lines.
     """
     mpl.rcParams.update(BOOK_RC)
     _no_grid_over_images()
@@ -111,26 +114,32 @@ def _in_book_style() -> bool:
 
 
 def _no_grid_over_images() -> None:
-    """Make ``Axes.imshow`` (and ``matshow``, which calls it) turn the axes' grid off
-    while the book style is in effect: grid lines over a heatmap hide its cells.
+    """Make ``Axes.imshow`` (and ``matshow``, which calls it), ``pcolormesh`` and
+    ``pcolor`` turn the axes' grid off while the book style is in effect: grid lines
+    over a heatmap hide its cells.
 
     matplotlib has no setting for this (``axes.grid`` applies to every axes), so the
-    method is wrapped, once; outside the book style it does what it always did.
+    methods are wrapped, once; outside the book style they do what they always did.
     """
-    original = Axes.imshow
-    if getattr(original, "_flt_no_grid", False):
-        return
+    for name in ("imshow", "pcolormesh", "pcolor"):
+        original = getattr(Axes, name)
+        if getattr(original, "_flt_no_grid", False):
+            continue
+        setattr(Axes, name, _without_grid(original))
 
-    def imshow(self: Axes, *args: object, **kwargs: object) -> object:
-        image = original(self, *args, **kwargs)
+
+def _without_grid(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``original``, an ``Axes`` method that draws an image, turning the grid off."""
+
+    @functools.wraps(original)
+    def draw(self: Axes, *args: Any, **kwargs: Any) -> Any:
+        artist = original(self, *args, **kwargs)
         if _in_book_style():
             self.grid(False)
-        return image
+        return artist
 
-    imshow.__doc__ = original.__doc__
-    imshow.__wrapped__ = original  # type: ignore[attr-defined]
-    imshow._flt_no_grid = True  # type: ignore[attr-defined]
-    Axes.imshow = imshow  # type: ignore[method-assign]
+    draw._flt_no_grid = True  # type: ignore[attr-defined]
+    return draw
 
 
 def _use_crisp_inline_figures() -> bool:

@@ -102,15 +102,17 @@ def test_darkened_colours_keep_okabe_ito_hues():
 
 def test_images_have_no_grid_in_the_book_style():
     with plotting.book_style():
-        fig, (ax_img, ax_line, ax_mat) = plt.subplots(1, 3)
+        fig, (ax_img, ax_line, ax_mat, ax_mesh) = plt.subplots(1, 4)
         ax_img.imshow([[0, 1], [1, 0]])
         ax_line.plot([0, 1], [0, 1])
         ax_mat.matshow([[0, 1], [1, 0]])
+        ax_mesh.pcolormesh([[0, 1], [1, 0]])
         fig.canvas.draw()
         shown = [any(line.get_visible() for line in ax.get_xgridlines())
-                 for ax in (ax_img, ax_line, ax_mat)]
+                 for ax in (ax_img, ax_line, ax_mat, ax_mesh)]
         plt.close(fig)
-    assert shown == [False, True, False], f"grid shown on (imshow, plot, matshow): {shown}"
+    assert shown == [False, True, False, False], (
+        f"grid shown on (imshow, plot, matshow, pcolormesh): {shown}")
 
 
 def test_imshow_outside_the_book_style_is_untouched():
