@@ -1,0 +1,1 @@
+"""Book tooling: not installed, not shipped to Colab."""
