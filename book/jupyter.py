@@ -113,6 +113,8 @@ def finish_notebook(nb: dict, *, title: str, setup: str, edition: str, ref: str)
     taken = set()
     for k, cell in enumerate(cells):
         tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] == "markdown":
+            cell["source"] = re.sub(r"\n{3,}", "\n\n", cell["source"]).strip("\n")
         if cell["cell_type"] == "code":
             cell["outputs"], cell["execution_count"] = [], None
             if "setup" in tags:
@@ -173,7 +175,7 @@ def generate(out: Path = OUT, student_out: Path | None = STUDENT_OUT, *,
     for d in (tmp_out, tmp_student):
         shutil.rmtree(d, ignore_errors=True)
     sphinx_config, _ = get_final_config(user_yaml=ROOT / "_config.yml", sourcedir=ROOT)
-    extensions = [e for e in sphinx_config["extensions"] if e != "book.jupyter"]
+    extensions = list(sphinx_config["extensions"])
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     result = build_sphinx(

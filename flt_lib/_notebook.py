@@ -356,7 +356,17 @@ def student_book(out_dir: Path, *, executed_dir: Path | None = None, root: Path 
         shutil.copy2(root / name, out_dir / name)
     if (root / "_static").is_dir():
         shutil.copytree(root / "_static", out_dir / "_static")
+    from book.student_site import FULL_ONLY, student_intro, student_toc  # issue 20, item 6
+
+    toc = out_dir / "_toc.yml"
+    toc.write_text(student_toc(toc.read_text(encoding="utf-8")), encoding="utf-8")
+    for page in FULL_ONLY:
+        (out_dir / f"{page}.md").unlink(missing_ok=True)
+    intro = out_dir / "chapters" / "intro.md"
+    intro.write_text(student_intro(intro.read_text(encoding="utf-8")), encoding="utf-8")
     config = read_config(root)
+    local = config.get("sphinx", {}).get("local_extensions") or {}
+    config["sphinx"]["local_extensions"] = {k: str((root / v).resolve()) for k, v in local.items()}
     config["title"] = f"{config['title']} (student edition)"
     config.setdefault("execute", {})["execute_notebooks"] = "off"
     config.setdefault("launch_buttons", {})["colab_url"] = ""
