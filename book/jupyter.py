@@ -174,18 +174,20 @@ def generate(out: Path = OUT, student_out: Path | None = STUDENT_OUT, *,
     tmp_out, tmp_student = BUILD / ".jupyter_full", BUILD / ".jupyter_student"
     for d in (tmp_out, tmp_student):
         shutil.rmtree(d, ignore_errors=True)
-    sphinx_config, _ = get_final_config(user_yaml=ROOT / "_config.yml", sourcedir=ROOT)
+    sphinx_config, _ = get_final_config(user_yaml=ROOT / "_config.yml", sourcedir=ROOT,
+                                        cli_config={"latex_individualpages": False})
     extensions = list(sphinx_config["extensions"])
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     result = build_sphinx(
         ROOT, BUILD / ".jupyter_sphinx", doctreedir=DOCTREES, builder="flt_jupyter",
-        path_config=ROOT / "_config.yml", quiet=quiet, really_quiet=quiet,
+        path_config=ROOT / "_config.yml", noconfig=True, quiet=quiet, really_quiet=quiet,
         confoverrides={
             "extensions": extensions + ["book.jupyter_builder"],
             "flt_jupyter_out": str(tmp_out),
             "flt_jupyter_student_out": str(tmp_student) if student_out else "",
             "nb_execution_mode": "cache",
+            "latex_individualpages": False,
         })
     if result:
         raise RuntimeError(f"Sphinx failed ({result}); see its messages above")

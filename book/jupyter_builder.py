@@ -230,7 +230,12 @@ class FltJupyterTranslator(JupyterTranslator):
         self.add_markdown_cell()
 
     def visit_admonition(self, node: nodes.Element) -> None:
-        pass
+        """A titled admonition (``{admonition}``, ``{tip}`` ...): its title in bold."""
+        titles = [c for c in node.children if isinstance(c, nodes.title)]
+        if titles:
+            self.add_markdown_cell()
+            self.markdown_lines.append(f"**{titles[0].astext().strip()}.** ")
+            node.remove(titles[0])
 
     def depart_admonition(self, node: nodes.Element) -> None:
         pass
