@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -48,6 +49,10 @@ def lab(tmp_path):
     settings.mkdir(parents=True)
     # render every cell, not only those on screen, so that the whole page can be checked
     (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    news = tmp_path / "settings" / "@jupyterlab" / "apputils-extension"
+    news.mkdir(parents=True)
+    (news / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     port, token = _free_port(), secrets.token_hex(8)
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
            "JUPYTER_CONFIG_DIR": str(tmp_path / "config")}
@@ -96,13 +101,19 @@ def test_generated_notebook_in_jupyterlab_reads_like_the_website(lab):
         assert not left, f"directive text visible in JupyterLab: {left}"
         assert page.locator("mjx-merror").count() == 0, "MathJax could not render a formula"
 
-        statement = page.locator(".jp-RenderedMarkdown strong", has_text="Definition 4.2")
-        assert statement.count() == 1, "no heading 'Definition 4.2' rendered"
-        tags = page.evaluate(
-            "[...document.querySelectorAll('mjx-container')].map(e => e.textContent)"
-            ".filter(t => /\\(4\\.1\\)/.test(t)).length")
-        assert tags >= 1, "the equation number (4.1) is not rendered"
-        cite = page.locator(".jp-RenderedMarkdown a", has_text="1997").first
+        # the LSTM's definition: a statement, a numbered equation and a citation in one cell
+        source = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+        cell = next(c["source"] for c in source["cells"] if "(Long short-term memory)" in c["source"])
+        number = re.search(r"\*\*(Definition [0-9.]+)\*\*", cell).group(1)
+        tag = re.search(r"\\tag\{([0-9.]+)\}", cell).group(1)
+        statement = page.locator(".jp-RenderedMarkdown strong",
+                                 has_text=re.compile(rf"^{re.escape(number)}$"))
+        assert statement.count() == 1, f"no heading {number!r} rendered"
+        block = page.locator(".jp-MarkdownCell", has=statement)
+        shown_tags = block.evaluate(
+            "b => [...b.querySelectorAll('mjx-container')].map(e => e.textContent).join(' ')")
+        assert f"({tag})" in shown_tags, f"the equation number ({tag}) is not rendered"
+        cite = block.locator("a", has_text="1997").first
         assert "bibliography.html" in cite.get_attribute("href")
 
         details = page.locator(".jp-RenderedMarkdown details")
@@ -114,12 +125,16 @@ def test_generated_notebook_in_jupyterlab_reads_like_the_website(lab):
         solution_code = page.locator(".jp-CodeCell", has_text="Solution")  # folded input
         assert solution_code.count() >= 1
 
-        statement.scroll_into_view_if_needed()
-        page.mouse.wheel(0, -150)
+        block.scroll_into_view_if_needed()
         page.wait_for_timeout(500)
         page.screenshot(path=str(SHOTS / "jupyterlab-statement.png"))
-        details.first.scroll_into_view_if_needed()
-        page.mouse.wheel(0, -300)
+        solution = page.locator(".jp-MarkdownCell", has=page.locator(
+            "summary", has_text="Solution to Exercise")).first
+        exercise = page.locator(".jp-MarkdownCell", has=page.locator(
+            "strong", has_text=re.compile(r"^Exercise "))).first
+        exercise.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        assert solution.is_visible()
         page.wait_for_timeout(500)
         page.screenshot(path=str(SHOTS / "jupyterlab-solution.png"))
         browser.close()
