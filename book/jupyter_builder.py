@@ -1,34 +1,39 @@
-"""The Sphinx builder ``flt_jupyter``: reader notebooks from the book's resolved doctrees.
+"""The Sphinx builder ``flt_jupyter``: reader notebooks from the resolved doctrees.
 
-It extends QuantEcon's ``sphinx-tojupyter`` (0.6.0), whose ``jupyter`` builder turns a Sphinx
-doctree into plain Jupyter Markdown, through its two hooks, a builder subclass and a
-translator subclass. What ``sphinx-tojupyter`` does for us, unchanged: headings, paragraphs,
-lists, emphasis, inline literals, tables, display math with ``\\tag{n}``, the text of resolved
-cross-references and citations, the glued numbers (MyST-NB's ``pasted-text`` nodes).
+It extends QuantEcon's ``sphinx-tojupyter`` (0.6.0), whose ``jupyter`` builder turns a
+Sphinx doctree into plain Jupyter Markdown, through its two hooks, a builder subclass
+and a translator subclass. What ``sphinx-tojupyter`` does for us, unchanged: headings,
+paragraphs, lists, emphasis, inline literals, tables, display math with ``\\tag{n}``,
+the text of resolved cross-references and citations, the glued numbers (MyST-NB's
+``pasted-text`` nodes).
 
 What it does not do for this book, and this module adds (each in one method below):
 
-- **code cells.** With MyST-NB notebooks its translator writes every code cell as a fenced
-  Markdown block (the cell's language, ``ipython3``, is not its kernel's ``python3``), without
-  the cell's id or tags. We take every code cell from the source notebook instead, by the
-  ``cell_index`` MyST-NB records: source, id and metadata exactly as written.
+- **code cells.** With MyST-NB notebooks its translator writes every code cell as a
+  fenced Markdown block (the cell's language, ``ipython3``, is not its kernel's
+  ``python3``), without the cell's id or tags. We take every code cell from the source
+  notebook instead, by the ``cell_index`` MyST-NB records: source, id and metadata
+  exactly as written.
 - **statements.** It labels every sphinx-proof node by its node class, so with a shared
-  counter (``prf_realtyp_to_countertyp``) a definition reads "Theorem 1.1", and it prints
-  "Proof." twice. We use the node's ``realtype`` and its number in ``countertype``, as the
-  website does: "**Definition 4.1** (Gate)." and "*Proof.*".
-- **exercises and solutions** (sphinx-exercise): it numbers exercises as section headings and
-  prints every solution openly. We head exercises "**Exercise 4.3**", put a solution's text
-  inside ``<details>`` (collapsed in Colab and JupyterLab) and fold its code cells; the
-  student edition drops solutions.
-- **links.** It links to sibling ``.ipynb`` files and in-page anchors; ours go to the page on
-  the website (``html.baseurl``), so a reader of one notebook reaches every reference.
+  counter (``prf_realtyp_to_countertyp``) a definition reads "Theorem 1.1", and it
+  prints "Proof." twice. We use the node's ``realtype`` and its number in
+  ``countertype``, as the website does: "**Definition 4.1** (Gate)." and "*Proof.*".
+- **exercises and solutions** (sphinx-exercise): it numbers exercises as section
+  headings and prints every solution openly. We head exercises "**Exercise 4.3**", put a
+  solution's text inside ``<details>`` (collapsed in Colab and JupyterLab) and fold its
+  code cells; the student edition drops solutions.
+- **links.** It links to sibling ``.ipynb`` files and in-page anchors; ours go to the
+  page on the website (``html.baseurl``), so a reader of one notebook reaches every
+  reference.
 - **equation numbers.** It prefixes the chapter's number to a per-page count; we use the
   number the website shows (``toc_fignumbers``, so appendices read "(A.3)").
-- **figures and listings.** Outputs are stripped, so a figure's caption becomes a Markdown cell
-  after its code, and a ``show_source`` listing becomes a fenced Python block.
+- **figures and listings.** Outputs are stripped, so a figure's caption becomes a
+  Markdown cell after its code, and a ``show_source`` listing becomes a fenced Python
+  block.
 - **inline math** as ``$x$`` rather than ``$ x $``.
 
-Loaded only by ``python -m book.jupyter`` (through ``confoverrides``), never by the website.
+Loaded only by ``python -m book.jupyter`` (through ``confoverrides``), never by the
+website.
 """
 
 from __future__ import annotations
@@ -52,13 +57,13 @@ SOLUTION_TITLE = "# @title Solution"
 
 
 def _number(env: Any, docname: str, kind: str, ident: str) -> str:
-    """The number the website shows for ``ident`` of ``kind`` in ``docname`` ('' if none)."""
+    """The website's number of ``ident`` (a ``kind``) in ``docname``; '' if none."""
     number = env.toc_fignumbers.get(docname, {}).get(kind, {}).get(ident)
     return ".".join(map(str, number)) if number else ""
 
 
 class FltJupyterTranslator(JupyterTranslator):
-    """sphinx-tojupyter's translator, with the additions listed in the module docstring."""
+    """sphinx-tojupyter's translator, with the additions the module docstring lists."""
 
     def __init__(self, builder: Any, document: Any) -> None:
         super().__init__(builder, document)
@@ -71,7 +76,7 @@ class FltJupyterTranslator(JupyterTranslator):
         self.skip_proof_word = False
         self.first_title = True
 
-    # ---- cells ---------------------------------------------------------------------------
+    # ---- cells -----------------------------------------------------------------------
     def _code_cell(self, index: int, *, solution: bool) -> None:
         src = self.source_nb["cells"][index]
         cell = nbformat.v4.new_code_cell(
@@ -81,14 +86,16 @@ class FltJupyterTranslator(JupyterTranslator):
         meta = json.loads(json.dumps(src.get("metadata", {})))
         if solution or "solution" in meta.get("tags", []):
             meta["cellView"] = "form"  # Colab folds a cell that starts with "# @title"
-            meta.setdefault("jupyter", {})["source_hidden"] = True  # JupyterLab folds it
+            meta.setdefault("jupyter", {})[
+                "source_hidden"
+            ] = True  # JupyterLab folds it
             if not cell["source"].startswith("# @title"):
                 cell["source"] = f"{SOLUTION_TITLE}\n{cell['source']}"
         cell["metadata"] = meta
         self.output["cells"].append(cell)
 
     def _listing(self, container: nodes.Element) -> str:
-        """A ``show_source`` output as Markdown: its header line and a fenced Python block."""
+        """A ``show_source`` output as Markdown: header line and fenced Python block."""
         parts = []
         for block in container.findall(nodes.literal_block):
             code = block.astext().rstrip("\n")
@@ -103,7 +110,9 @@ class FltJupyterTranslator(JupyterTranslator):
             elif para is not None:
                 head = para.astext()
                 head = re.sub(r"^(\S+) in (\S+),", r"`\1` in `\2`,", head)
-            fence = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
+            fence = "`" * max(
+                3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1
+            )
             parts.append(f"{head}\n\n{fence}python\n{code}\n{fence}".strip())
         return "\n\n".join(parts)
 
@@ -114,15 +123,21 @@ class FltJupyterTranslator(JupyterTranslator):
         index = int(node["cell_index"])
         src = self.source_nb["cells"][index]
         tags = src.get("metadata", {}).get("tags", [])
-        source = "".join(src["source"]) if isinstance(src["source"], list) else src["source"]
+        source = (
+            "".join(src["source"]) if isinstance(src["source"], list) else src["source"]
+        )
         if "remove-input" in tags and SHOW_SOURCE_ONLY.fullmatch(source):
-            outputs = [c for c in node.children if c.get("nb_element") == "cell_code_output"]
+            outputs = [
+                c for c in node.children if c.get("nb_element") == "cell_code_output"
+            ]
             listing = "\n\n".join(self._listing(o) for o in outputs)
             if listing:
                 if "hide-output" in tags:
                     first = listing.split("\n", 1)[0]
-                    listing = f"<details><summary>{_md_inline_to_html(first)}</summary>\n\n" \
-                              f"{listing.split(chr(10), 1)[1].strip()}\n\n</details>"
+                    listing = (
+                        f"<details><summary>{_md_inline_to_html(first)}</summary>\n\n"
+                        f"{listing.split(chr(10), 1)[1].strip()}\n\n</details>"
+                    )
                 self.markdown_lines.append(listing)
                 self.add_markdown_cell()
                 raise nodes.SkipNode
@@ -151,7 +166,7 @@ class FltJupyterTranslator(JupyterTranslator):
         if self.output["cells"] and self.output["cells"][-1]["cell_type"] == "markdown":
             self.output["cells"][-1]["metadata"] = {}
 
-    # ---- text ----------------------------------------------------------------------------
+    # ---- text ------------------------------------------------------------------------
     def visit_Text(self, node: nodes.Text) -> None:
         if self.in_math and not self.in_code_block and not self.table_builder:
             self.markdown_lines.append(f"${node.astext().strip()}$")
@@ -160,7 +175,7 @@ class FltJupyterTranslator(JupyterTranslator):
             self.skip_proof_word = False
             text = node.astext()
             if text.startswith("Proof."):
-                stripped = text[len("Proof."):].lstrip()
+                stripped = text[len("Proof.") :].lstrip()
                 if stripped:
                     super().visit_Text(nodes.Text(stripped))
                 return
@@ -181,7 +196,7 @@ class FltJupyterTranslator(JupyterTranslator):
             number = _number(self.env, self.docname, "displaymath", ident)
             self.math_block_label = f" \\tag{{{number}}}\n" if number else "\n"
 
-    # ---- links ---------------------------------------------------------------------------
+    # ---- links -----------------------------------------------------------------------
     def visit_reference(self, node: nodes.Element) -> None:
         self.markdown_lines.append("[")
         self.reference_text_start = len(self.markdown_lines)
@@ -190,7 +205,9 @@ class FltJupyterTranslator(JupyterTranslator):
         if "refuri" in node:
             url = node["refuri"]
             if node.get("internal") and not re.match(r"^[a-z]+://", url):
-                url = self.builder.page_url(self.docname) + (url if url.startswith("#") else "")
+                url = self.builder.page_url(self.docname) + (
+                    url if url.startswith("#") else ""
+                )
         elif "refid" in node:
             url = f"{self.builder.page_url(self.docname)}#{node['refid']}"
         else:
@@ -201,7 +218,7 @@ class FltJupyterTranslator(JupyterTranslator):
     def visit_target(self, node: nodes.Element) -> None:
         pass  # anchors would point into the notebook; links go to the website
 
-    # ---- statements (sphinx-proof) -------------------------------------------------------
+    # ---- statements (sphinx-proof) ---------------------------------------------------
     def _statement(self, node: nodes.Element) -> None:
         self.add_markdown_cell()
         realtype = node.get("realtype") or node.get("type") or "statement"
@@ -212,7 +229,11 @@ class FltJupyterTranslator(JupyterTranslator):
         for child in node.children:
             if isinstance(child, nodes.title):
                 title = child.astext().strip()
-        title = title[1:-1].strip() if title.startswith("(") and title.endswith(")") else title
+        title = (
+            title[1:-1].strip()
+            if title.startswith("(") and title.endswith(")")
+            else title
+        )
         name = f"{realtype.title()} {number}" if number else realtype.title()
         head = f"**{name}** ({title})." if title else f"**{name}.**"
         self.markdown_lines.append(f"{head}\n\n")
@@ -240,17 +261,21 @@ class FltJupyterTranslator(JupyterTranslator):
     def depart_admonition(self, node: nodes.Element) -> None:
         pass
 
-    # ---- exercises and solutions (sphinx-exercise) --------------------------------------
+    # ---- exercises and solutions (sphinx-exercise) -----------------------------------
     def visit_exercise_enumerable_node(self, node: nodes.Element) -> None:
         self.add_markdown_cell()
         ident = node.get("label", "")
         number = _number(self.env, self.docname, "exercise", ident)
-        subtitle = "".join(
-            c.astext() for c in node.findall(nodes.subtitle)
-        ).strip()
-        head = f"**Exercise {number}** ({subtitle})." if subtitle else f"**Exercise {number}.**"
+        subtitle = "".join(c.astext() for c in node.findall(nodes.subtitle)).strip()
+        head = (
+            f"**Exercise {number}** ({subtitle})."
+            if subtitle
+            else f"**Exercise {number}.**"
+        )
         self.markdown_lines.append(f"<a id='{ident}'></a>\n\n{head} ")
-        for child in list(node.findall(nodes.title)) + list(node.findall(nodes.subtitle)):
+        for child in list(node.findall(nodes.title)) + list(
+            node.findall(nodes.subtitle)
+        ):
             child.parent.remove(child)
 
     def depart_exercise_enumerable_node(self, node: nodes.Element) -> None:
@@ -267,9 +292,15 @@ class FltJupyterTranslator(JupyterTranslator):
         number = ""
         registry = getattr(self.env, "sphinx_exercise_registry", {})
         if target in registry:
-            number = _number(self.env, registry[target].get("docname", self.docname),
-                             "exercise", target)
-        self.solution_summary = f"Solution to Exercise {number}" if number else "Solution"
+            number = _number(
+                self.env,
+                registry[target].get("docname", self.docname),
+                "exercise",
+                target,
+            )
+        self.solution_summary = (
+            f"Solution to Exercise {number}" if number else "Solution"
+        )
         self.in_solution = True
         for child in list(node.findall(nodes.title)):
             child.parent.remove(child)
@@ -286,11 +317,32 @@ class FltJupyterTranslator(JupyterTranslator):
 
 
 # every sphinx-proof statement type goes through _statement
-for _kind in ("theorem", "axiom", "lemma", "definition", "remark", "conjecture", "corollary",
-              "algorithm", "criterion", "example", "property", "observation", "proposition",
-              "assumption", "notation", "unenumerable"):
-    setattr(FltJupyterTranslator, f"visit_{_kind}_node", FltJupyterTranslator._statement)
-    setattr(FltJupyterTranslator, f"depart_{_kind}_node", FltJupyterTranslator._statement_end)
+for _kind in (
+    "theorem",
+    "axiom",
+    "lemma",
+    "definition",
+    "remark",
+    "conjecture",
+    "corollary",
+    "algorithm",
+    "criterion",
+    "example",
+    "property",
+    "observation",
+    "proposition",
+    "assumption",
+    "notation",
+    "unenumerable",
+):
+    setattr(
+        FltJupyterTranslator, f"visit_{_kind}_node", FltJupyterTranslator._statement
+    )
+    setattr(
+        FltJupyterTranslator,
+        f"depart_{_kind}_node",
+        FltJupyterTranslator._statement_end,
+    )
 
 
 def _md_inline_to_html(text: str) -> str:
@@ -325,7 +377,9 @@ class FltJupyterBuilder(JupyterBuilder):
         return self.get_target_uri(to, typ)
 
     def get_outdated_docs(self):
-        return [d for d in self.env.found_docs if self.env.doc2path(d).endswith(".ipynb")]
+        return [
+            d for d in self.env.found_docs if self.env.doc2path(d).endswith(".ipynb")
+        ]
 
     def source_notebook(self, docname: str) -> dict:
         return json.loads(Path(self.env.doc2path(docname)).read_text(encoding="utf-8"))
@@ -336,8 +390,10 @@ class FltJupyterBuilder(JupyterBuilder):
         import docutils.io
 
         self.docname = docname
-        for edition, outdir in (("full", self.config.flt_jupyter_out),
-                                ("student", self.config.flt_jupyter_student_out)):
+        for edition, outdir in (
+            ("full", self.config.flt_jupyter_out),
+            ("student", self.config.flt_jupyter_student_out),
+        ):
             if not outdir:
                 continue
             self.student = edition == "student"
@@ -346,8 +402,11 @@ class FltJupyterBuilder(JupyterBuilder):
             writer._set_tojupyter_image_urlpath(None)
             writer.write(doctree.deepcopy(), docutils.io.StringOutput(encoding="utf-8"))
             nb = nbformat.reads(writer.output, as_version=4)
-            rel = Path(docname).relative_to("chapters") if docname.startswith("chapters/") \
+            rel = (
+                Path(docname).relative_to("chapters")
+                if docname.startswith("chapters/")
                 else Path(docname)
+            )
             target = Path(outdir) / rel.with_suffix(".ipynb")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
@@ -361,13 +420,20 @@ class FltJupyterBuilder(JupyterBuilder):
 def setup(app: Any) -> dict:
     import sphinx_tojupyter
 
-    sphinx_tojupyter.setup(app)  # its config values (tojupyter_*), which the translator reads
+    sphinx_tojupyter.setup(
+        app
+    )  # its config values (tojupyter_*), which the translator reads
     app.add_builder(FltJupyterBuilder)
     app.add_config_value("flt_jupyter_out", "", "")
     app.add_config_value("flt_jupyter_student_out", "", "")
-    # MyST-NB renders outputs by builder name; sphinx-tojupyter's setup replaced the overrides.
+    # MyST-NB renders outputs by builder name; sphinx-tojupyter's setup replaced the
+    # overrides.
     app.config["nb_mime_priority_overrides"] = list(
         app.config["nb_mime_priority_overrides"]
-    ) + [("flt_jupyter", "text/markdown", 10), ("flt_jupyter", "text/plain", 20),
-         ("flt_jupyter", "image/png", 30), ("flt_jupyter", "text/html", 40)]
+    ) + [
+        ("flt_jupyter", "text/markdown", 10),
+        ("flt_jupyter", "text/plain", 20),
+        ("flt_jupyter", "image/png", 30),
+        ("flt_jupyter", "text/html", 40),
+    ]
     return {"parallel_read_safe": True, "parallel_write_safe": False}

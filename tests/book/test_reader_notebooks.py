@@ -260,3 +260,43 @@ def test_first_generated_notebook_of_every_chapter_runs_in_a_colab_like_environm
     where = subprocess.run([py, "-c", "import flt_lib; print(flt_lib.__file__)"],
                            capture_output=True, text=True, cwd=tmp_path, check=True).stdout
     assert str(venv) in where, f"flt_lib was not installed into the fresh environment: {where}"
+
+
+GLUE_ROLE = re.compile(r"\{glue:text\}`([^`:]+)(?::([^`]*))?`")
+
+
+def _glued_values(rel: Path) -> dict[str, str]:
+    """name -> text/plain of every glue record in the cached, executed copy of ``rel``."""
+    from flt_lib._build import open_cache
+
+    nb = _read(ROOT / "chapters" / rel)
+    _, merged = open_cache().merge_match_into_notebook(nb)
+    values = {}
+    for cell in merged.cells:
+        for out in cell.get("outputs", []):
+            name = out.get("metadata", {}).get("scrapbook", {}).get("name")
+            text = out.get("data", {}).get("application/papermill.record/text/plain")
+            if name and text is not None:
+                values[name] = text
+    return values
+
+
+def test_glued_numbers_show_their_values(editions):
+    import ast
+
+    checked = 0
+    for rel in _sections():
+        source = _markdown(_read(ROOT / "chapters" / rel))
+        roles = GLUE_ROLE.findall(source)
+        if not roles:
+            continue
+        values = _glued_values(rel)
+        shown = _markdown(_read(editions["full"] / rel))
+        for name, spec in roles:
+            assert name in values, f"{rel}: no glued value {name!r} in the execution cache"
+            value = values[name]
+            expected = format(ast.literal_eval(value), spec) if spec else value
+            assert expected in shown, f"{rel}: {{glue:text}}`{name}` should show {expected!r}"
+            checked += 1
+    if not checked:
+        pytest.skip("no page uses {glue:text} yet")
