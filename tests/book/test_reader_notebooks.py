@@ -45,8 +45,9 @@ def editions(tmp_path_factory):
     from book import jupyter
 
     out = tmp_path_factory.mktemp("reader")
-    written = jupyter.generate(out / "full", out / "student", ref=_sha())
-    return {"full": out / "full", "student": out / "student", "written": written}
+    sha = _sha()
+    written = jupyter.generate(out / "full", out / "student", ref=sha)
+    return {"full": out / "full", "student": out / "student", "written": written, "ref": sha}
 
 
 def _sections() -> list[Path]:
@@ -177,7 +178,7 @@ def test_setup_cell_is_pinned_to_the_commit_the_notebooks_were_built_from(editio
     from book.jupyter import read_config
 
     url = read_config()["repository"]["url"].rstrip("/")
-    sha = _sha()
+    sha = editions["ref"]
     for edition in ("full", "student"):
         for rel in _sections():
             nb = _read(editions[edition] / rel)
@@ -224,7 +225,7 @@ def test_first_generated_notebook_of_every_chapter_runs_in_a_colab_like_environm
     commit, here of a local clone of this repository (the same ref the notebook names)."""
     from nbclient import NotebookClient
 
-    sha = _sha()
+    sha = editions["ref"]
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(clone)], check=True)
     venv = tmp_path / "venv"
