@@ -249,8 +249,9 @@ def test_first_generated_notebook_of_every_chapter_runs_in_a_colab_like_environm
         setup = next(c for c in nb.cells if c.cell_type == "code")
         pinned = re.search(r'FLT_LIB = "flt_lib @ git\+(\S+)@([0-9a-f]{40})"', setup.source)
         assert pinned and pinned.group(2) == sha, setup.source
-        # the same pinned commit, fetched from the local clone instead of GitHub
-        monkeypatch.setenv("FLT_LIB_SPEC", f"flt_lib @ git+file://{clone}@{pinned.group(2)}")
+        # the same pinned commit, fetched from the local clone instead of GitHub (a PEP 508
+        # "name @ git+file:///..." is refused for its empty host, so the plain VCS form)
+        monkeypatch.setenv("FLT_LIB_SPEC", f"git+file://{clone}@{pinned.group(2)}")
         NotebookClient(nb, kernel_name="colab-like", timeout=600,
                        resources={"metadata": {"path": str(work)}}).execute()
         first_out = "".join(o.get("text", "") for o in setup.outputs)
