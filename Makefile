@@ -113,7 +113,7 @@ lab: $(STAMP)
 	  $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 ## One generated notebook in JupyterLab in headless Chromium: no directive text visible, a
-## solution collapsed; screenshot in _build/screenshots/jupyterlab.png (after make jupyter).
+## solution collapsed; screenshots _build/screenshots/jupyterlab-*.png (after make jupyter).
 jupyterlab-test: $(STAMP)
 	@test -x /usr/bin/chromium || { echo "jupyterlab-test needs Chromium: apt-get install -y chromium"; exit 1; }
 	@test -d _build/jupyter || { echo "no generated notebooks: run make book && make jupyter first"; exit 1; }
