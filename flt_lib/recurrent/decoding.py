@@ -106,10 +106,10 @@ def _beam_core(step: Step, beam: int, bos: int, eos: int, max_len: int,
     alive, done = [Hypothesis((), 0.0, False)], []
     for _ in range(max_len):
         x = torch.tensor([(bos, *h.tokens) for h in alive], dtype=torch.int64)
-        total = torch.tensor([h.log_prob for h in alive], dtype=torch.float64)[:, None] \
-            + step(x).double()
-        n_ok = int(torch.isfinite(total).sum())                      # (K, V) scores
-        top = total.flatten().topk(min(beam, n_ok))                  # best `beam` of K V
+        so_far = torch.tensor([h.log_prob for h in alive], dtype=torch.float64)
+        total = so_far[:, None] + step(x).double()                   # (K, V) scores
+        n_ok = int(torch.isfinite(total).sum())
+        top = total.flatten().topk(min(beam, n_ok))                  # best `beam` of KV
         V, new = total.shape[1], []
         for s, i in zip(top.values.tolist(), top.indices.tolist()):
             h = Hypothesis((*alive[i // V].tokens, i % V), s, i % V == eos)
@@ -163,7 +163,9 @@ def exhaustive(
     max_len = _check(step, bos, eos, max_len)
     vocab = check_int(vocab, "vocab", min_value=1)
     if vocab ** (max_len - 1) > 200_000:
-        raise ValueError(f"vocab ** (max_len - 1) = {vocab ** (max_len - 1)} is too many")
+        raise ValueError(
+            f"vocab ** (max_len - 1) = {vocab ** (max_len - 1)} is too many sequences"
+        )
     out = []
     for n in range(1, max_len + 1):
         for body in itertools.product([v for v in range(vocab) if v != eos],

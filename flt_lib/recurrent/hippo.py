@@ -5,7 +5,7 @@ hold the coefficients of the best polynomial approximation of the whole input hi
 f on [0, t], with respect to the uniform measure on [0, t] (the "scaled Legendre"
 measure, LegS). The answer is
 
-    dc/dt = (1/t) (A c + B f(t)),                                           (eq-rnn-legs)
+    dc/dt = (1/t) (A c + B f(t)),                                         (eq-rnn-legs)
     A[n, k] = -sqrt(2n+1) sqrt(2k+1) (n > k),  -(n+1) (n = k),  0 (n < k),
     B[n] = sqrt(2n+1),
 
@@ -74,7 +74,8 @@ def legs_project(f: Callable[[torch.Tensor], torch.Tensor], t: float, N: int,
     import numpy as np
 
     x, w = (torch.from_numpy(a) for a in np.polynomial.legendre.leggauss(nodes))
-    g = torch.sqrt(2 * torch.arange(N, dtype=torch.float64) + 1)[:, None] * legendre(N, x)
+    r = torch.sqrt(2 * torch.arange(N, dtype=torch.float64) + 1)
+    g = r[:, None] * legendre(N, x)                                   # g_n at the nodes
     return (g * f(t * (x + 1) / 2) * w).sum(1) / 2                     # (N,)
 
 
@@ -113,7 +114,8 @@ def legs_reconstruct(c: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     check_tensor(c, "c", ndim=1, floating=True, shape_doc="(N,)")
     check_tensor(u, "u", ndim=1, floating=True, shape_doc="(M,)")
     N = c.shape[0]
-    g = torch.sqrt(2 * torch.arange(N, dtype=c.dtype) + 1)[:, None] * legendre(N, 2 * u - 1)
+    r = torch.sqrt(2 * torch.arange(N, dtype=c.dtype) + 1)
+    g = r[:, None] * legendre(N, 2 * u - 1)                           # (N, M)
     return c @ g
 
 

@@ -63,9 +63,13 @@ class Automaton:
     words: tuple[str, ...]  # the V token names, for printing
 
     def __post_init__(self) -> None:
-        check_tensor(self.emission, "emission", ndim=2, floating=True, shape_doc="(S, V)")
+        check_tensor(
+            self.emission, "emission", ndim=2, floating=True, shape_doc="(S, V)"
+        )
         S, V = self.emission.shape
-        check_tensor(self.next_state, "next_state", shape=(S, V), shape_doc=f"({S}, {V})")
+        check_tensor(
+            self.next_state, "next_state", shape=(S, V), shape_doc=f"({S}, {V})"
+        )
         check_int(self.start, "start", min_value=0, max_value=S - 1)
         check_int(self.end, "end", min_value=0, max_value=S - 1)
         if len(self.words) != V:
@@ -138,7 +142,8 @@ def sample_sentences(
         if not live.any():
             break
         v = torch.zeros(n, dtype=torch.int64)
-        v[live] = torch.multinomial(a.emission[state[live]], 1, generator=generator)[:, 0]
+        draw = torch.multinomial(a.emission[state[live]], 1, generator=generator)
+        v[live] = draw[:, 0]
         cols.append(torch.where(live, v, -1))
         state = torch.where(live, a.next_state[state, v], state)
     X = torch.stack(cols, dim=1)                  # (n, longest), -1 after the end
@@ -306,8 +311,8 @@ class RNNLanguageModel(nn.Module):
         generator: torch.Generator,
     ) -> None:
         super().__init__()
-        vocab, d, m = (check_int(vocab, "vocab", min_value=2), check_int(d, "d", min_value=1),
-                       check_int(m, "m", min_value=1))
+        vocab = check_int(vocab, "vocab", min_value=2)
+        d, m = check_int(d, "d", min_value=1), check_int(m, "m", min_value=1)
         if cell not in ("lstm", "gru"):
             raise ValueError(f"cell must be 'lstm' or 'gru', got {cell!r}")
         check_generator(generator)

@@ -50,7 +50,9 @@ def mqar(
     n_values = check_int(n_values, "n_values", min_value=2)
     m = check_int(m, "m", min_value=1)
     check_generator(generator)
-    keys = torch.stack([torch.randperm(n_keys, generator=generator)[:n] for _ in range(B)])
+    keys = torch.stack(
+        [torch.randperm(n_keys, generator=generator)[:n] for _ in range(B)]
+    )
     values = torch.randint(n_values, (B, n), generator=generator)
     queries = torch.randint(n, (B, m), generator=generator)
     return MQAR(keys=keys, values=values, queries=queries)
@@ -58,7 +60,8 @@ def mqar(
 
 def key_embedding(n_keys: int, d_k: int, *, generator: torch.Generator) -> torch.Tensor:
     """Random unit vectors, one per key id: (n_keys, d_k), float64."""
-    n_keys, d_k = check_int(n_keys, "n_keys", min_value=1), check_int(d_k, "d_k", min_value=1)
+    n_keys = check_int(n_keys, "n_keys", min_value=1)
+    d_k = check_int(d_k, "d_k", min_value=1)
     check_generator(generator)
     E = torch.randn(n_keys, d_k, generator=generator, dtype=torch.float64)
     return E / E.norm(dim=1, keepdim=True)
@@ -69,7 +72,9 @@ def _check_problem(task: object, E: object, n_values: int) -> None:
         raise TypeError(f"task must be an MQAR, got {type(task).__name__}")
     check_tensor(E, "E", ndim=2, floating=True, shape_doc="(n_keys, d_k)")
     if int(task.keys.max()) >= E.shape[0]:
-        raise ValueError(f"E has {E.shape[0]} rows but a key id is {int(task.keys.max())}")
+        raise ValueError(
+            f"E has {E.shape[0]} rows but a key id is {int(task.keys.max())}"
+        )
     check_int(n_values, "n_values", min_value=int(task.values.max()) + 1)
 
 
@@ -102,7 +107,9 @@ def linear_state(K: torch.Tensor, V: torch.Tensor) -> torch.Tensor:
     check_tensor(K, "K", ndim=3, floating=True, shape_doc="(B, n, d_k)")
     check_tensor(V, "V", ndim=3, floating=True, shape_doc="(B, n, d_v)")
     if V.shape[:2] != K.shape[:2]:
-        raise ValueError(f"K and V must agree in (B, n), got {tuple(K.shape)}, {tuple(V.shape)}")
+        raise ValueError(
+            f"K and V must agree in (B, n), got {tuple(K.shape)}, {tuple(V.shape)}"
+        )
     return K.transpose(1, 2) @ V
 
 
@@ -116,7 +123,7 @@ def linear_recall(task: MQAR, E: torch.Tensor, *, n_values: int) -> torch.Tensor
     _check_problem(task, E, n_values)
     K = E[task.keys]                                                  # (B, n, d_k)
     V = torch.nn.functional.one_hot(task.values, n_values).double()   # (B, n, n_values)
-    S = linear_state(K, V)                                            # (B, d_k, n_values)
+    S = linear_state(K, V)                                     # (B, d_k, n_values)
     Psi = torch.linalg.pinv(K).transpose(1, 2)                        # (B, n, d_k)
     psi = Psi.gather(1, task.queries[..., None].expand(-1, -1, K.shape[2]))
     return (psi @ S).argmax(-1)                                       # (B, m)

@@ -7,8 +7,8 @@ Lample et al. 2016). The batched forward recursion :func:`batched_log_partition`
 recursion of :func:`flt_lib.recurrent.hmm_crf.chain_log_partition` run on a batch;
 decoding uses :func:`flt_lib.recurrent.hmm_crf.chain_viterbi`.
 
-The data are drawn from the part-of-speech HMM of Section 4.1 (:func:`pos_hmm`). An HMM's
-posterior p(y | x) is itself a linear-chain CRF with u_t(l) = log E[l, x_t],
+The data are drawn from the part-of-speech HMM of Section 4.1 (:func:`pos_hmm`). An
+HMM's posterior p(y | x) is itself a linear-chain CRF with u_t(l) = log E[l, x_t],
 P = log A and start = log pi, so the exact Viterbi decoding of the true model is the
 reference a trained tagger can at best match.
 """
@@ -107,7 +107,8 @@ class BiLSTMCRF(nn.Module):
     def __init__(self, vocab: int, labels: int, *, d: int, m: int,
                  generator: torch.Generator) -> None:
         super().__init__()
-        vocab, labels = check_int(vocab, "vocab", min_value=1), check_int(labels, "labels", min_value=1)
+        vocab = check_int(vocab, "vocab", min_value=1)
+        labels = check_int(labels, "labels", min_value=1)
         d, m = check_int(d, "d", min_value=1), check_int(m, "m", min_value=1)
         check_generator(generator)
         self.embed = nn.Embedding(vocab, d)
@@ -145,12 +146,14 @@ def train_tagger(
     generator: torch.Generator,
     record_every: int = 50,
 ) -> TaggerHistory:
-    """Maximise the CRF log-likelihood with Adam on minibatches of (x, y), each (N, n)."""
+    """Maximise the CRF log-likelihood with Adam on minibatches of (x, y), each
+    (N, n)."""
     if not isinstance(model, BiLSTMCRF):
         raise TypeError(f"model must be a BiLSTMCRF, got {type(model).__name__}")
     check_tensor(x, "x", ndim=2, shape_doc="(N, n)")
     check_tensor(y, "y", shape=tuple(x.shape), shape_doc="(N, n)")
-    steps, batch_size = check_int(steps, "steps", min_value=1), check_int(batch_size, "batch_size", min_value=1)
+    steps = check_int(steps, "steps", min_value=1)
+    batch_size = check_int(batch_size, "batch_size", min_value=1)
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     check_generator(generator)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
