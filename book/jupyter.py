@@ -36,12 +36,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from book import ROOT
+
 BUILD = ROOT / "_build"
 OUT = BUILD / "jupyter"
 STUDENT_OUT = BUILD / "student" / "jupyter"
 DOCTREES = BUILD / ".doctrees-jupyter"
-SHA = re.compile(r"^[0-9a-f]{40}$")
 
 READER_SETUP = '''\
 # Setup: installs flt_lib, the book's library, as it was when this notebook was made.
@@ -175,7 +175,7 @@ def finish_notebook(
 def _missing_from_cache() -> list[str]:
     import nbformat
 
-    from flt_lib._build import cached_record, notebooks, open_cache
+    from book.build import cached_record, notebooks, open_cache
 
     cache = open_cache()
     return [

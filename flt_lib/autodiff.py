@@ -40,24 +40,25 @@ __all__ = [
     "value_mlp_loss",
 ]
 
-# Cost, in floating-point operations, of computing the local derivatives of each
-# operation during the backward pass (the derivative of +, * and exp needs no new
-# arithmetic: it is 1, the other operand, or the output itself).
-_LOCAL_COST = {
-    "+": 0,
-    "*": 0,
-    "neg": 0,
-    "exp": 0,
-    "log": 1,
-    "pow": 2,
-    "tanh": 2,
-    "relu": 1,
-    "sigmoid": 2,
-}
+def _leaf_backward() -> int:
+    """A leaf has no parents: its backward step does nothing and costs nothing."""
+    return 0
+
+
+def _as_value(x: Value | float) -> Value:
+    return x if isinstance(x, Value) else Value(x)
 
 
 class Value:
     """A scalar node of a computation graph that supports reverse-mode differentiation.
+
+    Every operation builds its output node and, in the same place, a closure
+    ``_backward`` that applies that operation's local derivatives (the chain rule for
+    one node): it adds ``d(out)/d(parent) * out.grad`` to each parent's ``grad`` and
+    returns the number of floating-point operations it performed. Counting convention:
+    the local-derivative arithmetic (0 for ``+``, ``*``, negation and exp; 1 for log and
+    ReLU; 2 for a power, tanh and the sigmoid), plus one multiplication and one addition
+    per edge, only the addition when the local derivative is the constant 1 of a sum.
 
     Attributes:
         data: the number this node holds (a Python float).
@@ -66,51 +67,128 @@ class Value:
         op: the name of the operation that produced it ("" for a leaf).
     """
 
-    __slots__ = ("data", "grad", "parents", "op", "_arg")
+    __slots__ = ("data", "grad", "parents", "op", "_backward")
 
-    def __init__(
-        self,
-        data: float,
-        parents: tuple[Value, ...] = (),
-        op: str = "",
-        arg: float = 0.0,
-    ):
+    def __init__(self, data: float, parents: tuple[Value, ...] = (), op: str = ""):
         if isinstance(data, bool) or not isinstance(data, (int, float)):
             raise TypeError(f"data must be a real number, got {type(data).__name__}")
         self.data = float(data)
         self.grad = 0.0
         self.parents = parents
         self.op = op
-        self._arg = arg  # the exponent for "pow"; unused otherwise
+        self._backward = _leaf_backward
 
     def __repr__(self) -> str:
         return f"Value(data={self.data:.6g}, grad={self.grad:.6g})"
 
-    # ---- forward operations: each costs one elementary operation ---------------------
+    # ---- operations: each one with its own derivative --------------------------------
     def __add__(self, other: Value | float) -> Value:
-        other = other if isinstance(other, Value) else Value(other)
-        return Value(self.data + other.data, (self, other), "+")
+        other = _as_value(other)
+        out = Value(self.data + other.data, (self, other), "+")
+
+        def _backward() -> int:
+            self.grad += out.grad  # d(a + b)/da = 1
+            other.grad += out.grad  # d(a + b)/db = 1
+            return 2
+
+        out._backward = _backward
+        return out
 
     def __mul__(self, other: Value | float) -> Value:
-        other = other if isinstance(other, Value) else Value(other)
-        return Value(self.data * other.data, (self, other), "*")
+        other = _as_value(other)
+        out = Value(self.data * other.data, (self, other), "*")
+
+        def _backward() -> int:
+            self.grad += other.data * out.grad  # d(ab)/da = b
+            other.grad += self.data * out.grad  # d(ab)/db = a
+            return 4
+
+        out._backward = _backward
+        return out
 
     def __neg__(self) -> Value:
-        return Value(-self.data, (self,), "neg")
+        out = Value(-self.data, (self,), "neg")
+
+        def _backward() -> int:
+            self.grad += -1.0 * out.grad  # d(-a)/da = -1
+            return 2
+
+        out._backward = _backward
+        return out
 
     def __pow__(self, exponent: float) -> Value:
         if isinstance(exponent, bool) or not isinstance(exponent, (int, float)):
             raise TypeError(
                 f"exponent must be a real constant, got {type(exponent).__name__}"
             )
-        return Value(self.data**exponent, (self,), "pow", float(exponent))
+        p = float(exponent)
+        out = Value(self.data**exponent, (self,), "pow")
 
+        def _backward() -> int:
+            self.grad += p * self.data ** (p - 1.0) * out.grad  # d(a^p)/da = p a^(p-1)
+            return 4
+
+        out._backward = _backward
+        return out
+
+    def exp(self) -> Value:
+        out = Value(math.exp(self.data), (self,), "exp")
+
+        def _backward() -> int:
+            self.grad += out.data * out.grad  # d(e^a)/da = e^a
+            return 2
+
+        out._backward = _backward
+        return out
+
+    def log(self) -> Value:
+        out = Value(math.log(self.data), (self,), "log")
+
+        def _backward() -> int:
+            self.grad += 1.0 / self.data * out.grad  # d(log a)/da = 1/a
+            return 3
+
+        out._backward = _backward
+        return out
+
+    def tanh(self) -> Value:
+        out = Value(math.tanh(self.data), (self,), "tanh")
+
+        def _backward() -> int:
+            # d(tanh a)/da = 1 - tanh^2 a
+            self.grad += (1.0 - out.data * out.data) * out.grad
+            return 4
+
+        out._backward = _backward
+        return out
+
+    def relu(self) -> Value:
+        out = Value(max(self.data, 0.0), (self,), "relu")
+
+        def _backward() -> int:
+            self.grad += (1.0 if self.data > 0 else 0.0) * out.grad  # 1 if a > 0
+            return 3
+
+        out._backward = _backward
+        return out
+
+    def sigmoid(self) -> Value:
+        out = Value(1.0 / (1.0 + math.exp(-self.data)), (self,), "sigmoid")
+
+        def _backward() -> int:
+            # d(sigma a)/da = sigma(a) (1 - sigma(a))
+            self.grad += out.data * (1.0 - out.data) * out.grad
+            return 4
+
+        out._backward = _backward
+        return out
+
+    # ---- operations built from the ones above ----------------------------------------
     def __sub__(self, other: Value | float) -> Value:
         return self + (-other)
 
     def __truediv__(self, other: Value | float) -> Value:
-        other = other if isinstance(other, Value) else Value(other)
-        return self * other**-1.0
+        return self * _as_value(other) ** -1.0
 
     __radd__ = __add__
     __rmul__ = __mul__
@@ -121,74 +199,21 @@ class Value:
     def __rtruediv__(self, other: float) -> Value:
         return Value(other) * self**-1.0
 
-    def exp(self) -> Value:
-        return Value(math.exp(self.data), (self,), "exp")
-
-    def log(self) -> Value:
-        return Value(math.log(self.data), (self,), "log")
-
-    def tanh(self) -> Value:
-        return Value(math.tanh(self.data), (self,), "tanh")
-
-    def relu(self) -> Value:
-        return Value(max(self.data, 0.0), (self,), "relu")
-
-    def sigmoid(self) -> Value:
-        return Value(1.0 / (1.0 + math.exp(-self.data)), (self,), "sigmoid")
-
     # ---- backward --------------------------------------------------------------------
-    def _local_derivatives(self) -> tuple[float, ...]:
-        """d(self)/d(parent) for each parent: the only place where operations differ."""
-        a = self.parents[0].data
-        op = self.op
-        if op == "+":
-            return (1.0, 1.0)
-        if op == "*":
-            return (self.parents[1].data, a)
-        if op == "neg":
-            return (-1.0,)
-        if op == "exp":
-            return (self.data,)
-        if op == "log":
-            return (1.0 / a,)
-        if op == "pow":
-            return (self._arg * a ** (self._arg - 1.0),)
-        if op == "tanh":
-            return (1.0 - self.data * self.data,)
-        if op == "relu":
-            return (1.0 if a > 0 else 0.0,)
-        if op == "sigmoid":
-            return (self.data * (1.0 - self.data),)
-        raise ValueError(f"unknown operation {op!r}")
-
     def backward(self) -> int:
         """Fill in ``grad`` for every node this one depends on; return the flops used.
 
-        Implements the reverse sweep: seed ``self.grad = 1`` and, in reverse topological
-        order, add ``local derivative * node.grad`` to each parent's ``grad``. Gradients
-        of a previous call are reset first.
-
-        Returns: The exact number of floating-point operations of the sweep: the
-            local-derivative arithmetic (table ``_LOCAL_COST``) plus, per edge, one
-            multiplication and one addition (only the addition when the local derivative
-            of ``+`` is the constant 1).
+        Gradients of a previous call are reset first. Returns the exact number of
+        floating-point operations of the sweep (the sum of what the nodes' ``_backward``
+        closures report).
         """
         order = topological_order(self)
         for node in order:
             node.grad = 0.0
-        self.grad = 1.0
+        self.grad = 1.0  # d(self)/d(self)
         flops = 0
-        for node in reversed(order):
-            if not node.parents:
-                continue
-            flops += _LOCAL_COST[node.op]
-            for parent, local in zip(node.parents, node._local_derivatives()):
-                if node.op == "+":  # local derivative exactly 1: one addition
-                    parent.grad += node.grad
-                    flops += 1
-                else:
-                    parent.grad += local * node.grad
-                    flops += 2
+        for node in reversed(order):  # every child before its parents
+            flops += node._backward()  # eq-bp-adjoint, one node at a time
         return flops
 
 

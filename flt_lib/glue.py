@@ -32,7 +32,8 @@ def glue(name: str, variable: Any, display: bool = False) -> None:
         not (ch.isalnum() or ch in "_-") for ch in name
     ):
         raise ValueError(
-            f"name must be a non-empty string of letters, digits, '_' or '-', got {name!r}"
+            "name must be a non-empty string of letters, digits, '_' or '-', "
+            f"got {name!r}"
         )
     try:
         from IPython.core.formatters import format_display_data
@@ -45,4 +46,5 @@ def glue(name: str, variable: Any, display: bool = False) -> None:
     mimebundle, metadata = format_display_data(variable)
     prefix = "" if display else GLUE_PREFIX
     metadata["scrapbook"] = {"name": name, "mime_prefix": prefix}
-    ipy_display({prefix + k: v for k, v in mimebundle.items()}, raw=True, metadata=metadata)
+    bundle = {prefix + k: v for k, v in mimebundle.items()}
+    ipy_display(bundle, raw=True, metadata=metadata)

@@ -4,8 +4,9 @@ A notebook cell ``show_source(sgd.sgd_least_squares)`` displays the *current* so
 that function, read from the installed ``flt_lib`` with :mod:`inspect`, so the page can
 never drift from the code. In Jupyter and Colab it renders as a highlighted code block
 (Markdown output); in a plain terminal it prints as text. The website hides the calling
-cell (tag ``remove-input``) and shows only the listing; add the tag ``hide-output`` to
-collapse a long listing.
+cell (tag ``remove-input``) and shows only the listing, without its docstring (pass
+``docstring=True`` to keep it). A listing that is not the section's method may be
+collapsed with the tag ``hide-output`` and a ``mystnb.code_prompt_show`` that names it.
 """
 
 from __future__ import annotations
@@ -78,14 +79,15 @@ def _strip_docstring(code: str) -> str:
     return "".join(lines[: first.lineno - 1] + lines[first.end_lineno:])
 
 
-def show_source(obj: object, *, docstring: bool = True) -> Listing:
+def show_source(obj: object, *, docstring: bool = False) -> Listing:
     """Return the source of an ``flt_lib`` function, class or method, for display in a
     notebook.
 
     Args:
         obj: a function, class or method defined in ``flt_lib`` (not a copy, not a
             string).
-        docstring: if False, leave out the docstring and show only the code.
+        docstring: if True, keep the docstring; by default it is left out, because the
+            page states the equation right above the listing.
 
     Returns:
         A :class:`Listing`; as the last expression of a cell it renders as a code block.

@@ -28,6 +28,7 @@ __all__ = [
     "Masked",
     "MaskingRule",
     "classifier_from_pretrained",
+    "corrupted_posterior",
     "mask_tokens",
     "markov_chain",
     "mlm_loss",
@@ -220,6 +221,75 @@ def neighbour_posterior(P: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
     )
     w = left * right  # (B, T, V)
     return w / w.sum(-1, keepdim=True)
+
+
+def corrupted_posterior(
+    chains: torch.Tensor, inputs: torch.Tensor, rule: MaskingRule, *, vocab: int
+) -> torch.Tensor:
+    """Exact Bayes law of each original token given the whole *corrupted* sequence.
+
+    The corpus is a mixture of Markov chains (equal prior weights, each started from its
+    stationary law) observed through the corruption channel of :func:`mask_tokens`: a
+    hidden Markov model. For position ``t``, assumed selected,
+
+    ``p(x_t = v | x~, t selected) ∝ sum_c alpha^c_t(v) e_sel(x~_t | v) beta^c_t(v)``,
+
+    with the forward messages ``alpha`` (before emitting ``x~_t``), the backward
+    messages ``beta`` of the forward–backward algorithm, the channel of a selected
+    position ``e_sel(x~ | v) = p_mask [x~ = MASK] + p_random / V + p_keep [x~ = v]``
+    and, at every other position, the channel averaged over selection,
+    ``(1 - p_select) [x~ = v] + p_select e_sel(x~ | v)``. No predictor that sees only
+    ``x~`` (and which positions are scored) has a higher expected accuracy than the
+    argmax of this law.
+
+    Args:
+        chains: transition matrices, shape (K, V, V); the sequence comes from one of
+            them, each with probability 1/K.
+        inputs: corrupted ids in ``0..V`` (``V`` is [MASK]), shape (B, T), no [CLS].
+        rule: the corruption rule that produced ``inputs``.
+        vocab: number of symbols ``V``.
+
+    Returns:
+        Probabilities, shape (B, T, V), float64.
+    """
+    chains = check_tensor(chains, "chains", ndim=3, floating=True,
+                          shape_doc="(K, V, V)").double().cpu()
+    vocab = check_int(vocab, "vocab", min_value=2)
+    if chains.shape[1:] != (vocab, vocab):
+        raise ValueError(
+            f"chains must have shape (K, {vocab}, {vocab}), got {tuple(chains.shape)}"
+        )
+    check_tensor(inputs, "inputs", ndim=2, shape_doc="(B, T) corrupted ids")
+    if not isinstance(rule, MaskingRule):
+        raise TypeError(f"rule must be a MaskingRule, got {type(rule).__name__}")
+    x = inputs.cpu()
+    if x.min() < 0 or x.max() > vocab:
+        raise ValueError(
+            f"inputs must hold ids in 0..{vocab}, got {x.min()}..{x.max()}"
+        )
+    B, T = x.shape
+    p_keep = 1.0 - rule.p_mask - rule.p_random
+    same = F.one_hot(x, vocab + 1)[..., :vocab].double()     # (B, T, V): [x~_t = v]
+    is_mask = (x == vocab).double()[..., None]               # (B, T, 1)
+    e_sel = rule.p_mask * is_mask + rule.p_random / vocab + p_keep * same
+    e = (1 - rule.p_select) * same + rule.p_select * e_sel   # (B, T, V)
+    post = torch.zeros(B, T, vocab, dtype=torch.float64)
+    pis = torch.stack([stationary(P) for P in chains])       # (K, V)
+    # forward messages before the emission at t, shared scale over chains: (K, B, V)
+    a = pis[:, None, :].expand(-1, B, -1)
+    alphas = []
+    for t in range(T):
+        alphas.append(a)
+        a = a * e[:, t]                                      # emit x~_t
+        a = a / a.sum(-1).amax(0)[None, :, None]             # rescale, same for all c
+        a = torch.einsum("kbu,kuv->kbv", a, chains)          # step to t + 1
+    b = torch.ones(len(chains), B, vocab, dtype=torch.float64)
+    for t in reversed(range(T)):
+        w = (alphas[t] * b).sum(0) * e_sel[:, t]             # (B, V), sum over chains
+        post[:, t] = w / w.sum(-1, keepdim=True)
+        b = torch.einsum("kuv,kbv->kbu", chains, b * e[:, t])  # beta_{t-1}
+        b = b / b.sum(-1).amax(0)[None, :, None]
+    return post
 
 
 def prepend_cls(tokens: torch.Tensor, cls_id: int) -> torch.Tensor:

@@ -4,7 +4,9 @@ A block applies two (encoder) or three (decoder) sublayers, each wrapped in a re
 connection and a LayerNorm, in one of two orders:
 
 - Post-LN (Vaswani et al. 2017): ``x <- LN(x + f(x))``;
-- Pre-LN (Xiong et al. 2020): ``x <- x + f(LN(x))``.
+- Pre-LN: ``x <- x + f(LN(x))``, in use in tensor2tensor (Vaswani et al. 2018),
+  Baevski & Auli (2019) and GPT-2 (Radford et al. 2019), studied for deep models by
+  Wang et al. (2019) and analysed at initialisation by Xiong et al. (2020).
 
 ``norm="none"`` keeps the residual but drops the normalisation, and ``skip=False`` drops
 the residual (pure attention, for rank collapse). LayerNorm is the book's
@@ -30,7 +32,7 @@ from flt_lib._validate import (
     check_real,
     check_tensor,
 )
-from flt_lib.attention.multi_head import MultiHeadAttention, init_linear
+from flt_lib.attention.multi_head import MultiHeadAttention, from_torch, init_linear
 from flt_lib.attention.scoring import attention
 
 __all__ = [
@@ -38,6 +40,7 @@ __all__ = [
     "FeedForward",
     "TokenLayerNorm",
     "TransformerBlock",
+    "block_from_torch",
     "pure_attention_stack",
     "random_attention_weights",
     "relative_residual",
@@ -161,6 +164,7 @@ class TransformerBlock(nn.Module):
         mask: torch.Tensor | None = None,
         memory: torch.Tensor | None = None,
         memory_mask: torch.Tensor | None = None,
+        bias: torch.Tensor | None = None,
     ) -> BlockOutput:
         """Apply the block.
 
@@ -171,6 +175,8 @@ class TransformerBlock(nn.Module):
             memory: the encoder's output (B, T_mem, d_model), required iff
                 ``cross=True``.
             memory_mask: cross-attention mask (T, T_mem) or (B, 1, 1, T_mem).
+            bias: additive self-attention score bias broadcastable to (B, h, T, T),
+                e.g. :func:`flt_lib.attention.positions.alibi_bias`.
 
         Returns:
             A :class:`BlockOutput`.
@@ -184,7 +190,7 @@ class TransformerBlock(nn.Module):
         weights = {}
 
         def self_attn(h: torch.Tensor) -> torch.Tensor:
-            out, weights["self"] = self.self_attn(h, mask=mask)
+            out, weights["self"] = self.self_attn(h, mask=mask, bias=bias)
             return out
 
         def cross_attn(h: torch.Tensor) -> torch.Tensor:
@@ -213,6 +219,46 @@ def random_attention_weights(n_layers: int, d: int, *, generator: torch.Generato
     d = check_int(d, "d", min_value=1)
     check_generator(generator)
     return torch.randn(n_layers, 3, d, d, generator=generator, dtype=dtype) / d**0.5
+
+
+def block_from_torch(
+    layer: nn.TransformerEncoderLayer | nn.TransformerDecoderLayer,
+) -> TransformerBlock:
+    """A :class:`TransformerBlock` holding copies of a torch encoder or decoder layer's
+    weights, LayerNorm gains and shifts included.
+
+    The layer must use ReLU, ``batch_first=True`` and no dropout at evaluation; its
+    ``norm_first`` picks Pre-LN or Post-LN. Torch's ``norm1, norm2(, norm3)`` become the
+    block's norms in sublayer order (self-attention, cross-attention, FFN).
+    """
+    if not isinstance(layer, (nn.TransformerEncoderLayer, nn.TransformerDecoderLayer)):
+        raise TypeError(
+            "layer must be a torch.nn.TransformerEncoderLayer or "
+            f"TransformerDecoderLayer, got {type(layer).__name__}"
+        )
+    cross = isinstance(layer, nn.TransformerDecoderLayer)
+    w = layer.linear1.weight
+    ours = TransformerBlock(
+        layer.self_attn.embed_dim,
+        layer.self_attn.num_heads,
+        layer.linear1.out_features,
+        norm="pre" if layer.norm_first else "post", cross=cross,
+        generator=torch.Generator().manual_seed(0),
+    ).to(dtype=w.dtype, device=w.device)
+    ours.self_attn = from_torch(layer.self_attn)
+    if cross:
+        ours.cross_attn = from_torch(layer.multihead_attn)
+    norms = [layer.norm1, layer.norm2] + ([layer.norm3] if cross else [])
+    with torch.no_grad():
+        for mine, theirs in zip(ours.norms, norms):
+            mine.gamma.copy_(theirs.weight)
+            mine.beta.copy_(theirs.bias)
+            mine.eps = theirs.eps
+        ffns = ((ours.ffn.W_1, layer.linear1), (ours.ffn.W_2, layer.linear2))
+        for mine, theirs in ffns:
+            mine.weight.copy_(theirs.weight)
+            mine.bias.copy_(theirs.bias)
+    return ours
 
 
 def pure_attention_stack(

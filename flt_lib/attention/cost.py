@@ -24,7 +24,7 @@ from flt_lib._validate import check_generator, check_int
 from flt_lib.attention.multi_head import MultiHeadAttention
 from flt_lib.timing import best_time
 
-__all__ = ["CostRow", "saved_tensor_bytes", "sequence_costs"]
+__all__ = ["CostRow", "saved_tensor_bytes", "saved_tensor_shapes", "sequence_costs"]
 
 
 def saved_tensor_bytes(
@@ -50,6 +50,31 @@ def saved_tensor_bytes(
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         fn()
     return sum(seen.values())
+
+
+def saved_tensor_shapes(
+    fn: Callable[[], torch.Tensor], *, exclude: Sequence[torch.Tensor] = ()
+) -> list[tuple[int, ...]]:
+    """Shapes of the distinct tensors autograd saves while ``fn()`` runs its forward
+    pass, one per storage (the first view saved), in the order they were saved.
+
+    The same hook as :func:`saved_tensor_bytes`; tensors sharing storage with one in
+    ``exclude`` are left out.
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    skip = {t.untyped_storage().data_ptr() for t in exclude}
+    seen: dict[int, tuple[int, ...]] = {}
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        ptr = t.untyped_storage().data_ptr()
+        if ptr not in skip and ptr not in seen:
+            seen[ptr] = tuple(t.shape)
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        fn()
+    return list(seen.values())
 
 
 @dataclass(frozen=True)

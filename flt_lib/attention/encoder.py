@@ -25,7 +25,7 @@ from flt_lib._validate import (
 )
 from flt_lib.attention.block import NORMS, TokenLayerNorm, TransformerBlock
 from flt_lib.attention.multi_head import init_linear
-from flt_lib.attention.positions import sinusoidal_encoding
+from flt_lib.attention.positions import alibi_bias, sinusoidal_encoding
 from flt_lib.attention.scoring import causal_mask
 
 __all__ = [
@@ -36,7 +36,7 @@ __all__ = [
     "ffn_gradient_norms",
 ]
 
-POSITIONS = ("none", "sinusoidal", "learned", "rope")
+POSITIONS = ("none", "sinusoidal", "learned", "rope", "alibi")
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,8 @@ class EncoderConfig:
     max_len: int
     # outputs per position (vocabulary, classes, or 1 for regression)
     d_out: int
-    positions: str = "sinusoidal"  # "none", "sinusoidal", "learned" or "rope"
+    # "none", "sinusoidal", "learned", "rope" or "alibi" (ALiBi needs causal=True)
+    positions: str = "sinusoidal"
     # True: each token attends to itself and earlier tokens only
     causal: bool = False
     norm: str = "pre"        # "pre", "post" or "none" (where the LayerNorms go)
@@ -86,6 +87,11 @@ class EncoderConfig:
                 f"d_in={self.d_in}"
             )
         check_real(self.rope_base, "rope_base", min_value=1.0, strict_min=True)
+        if self.positions == "alibi" and not self.causal:
+            raise ValueError(
+                "positions='alibi' needs causal=True (ALiBi's bias masks future keys), "
+                "got causal=False"
+            )
         if self.positions == "rope" and self.d_model // self.n_heads % 2:
             raise ValueError(
                 f"rope needs an even head width d_model/n_heads, got "
@@ -194,9 +200,12 @@ class Encoder(nn.Module):
         """
         x = self.embed_inputs(inputs)
         mask = causal_mask(x.shape[1], device=x.device) if self.cfg.causal else None
+        bias = None
+        if self.cfg.positions == "alibi":  # (h, T', T') linear distance penalties
+            bias = alibi_bias(x.shape[1], self.cfg.n_heads, dtype=x.dtype).to(x.device)
         weights = []
         for block in self.blocks:
-            out = block(x, mask=mask)
+            out = block(x, mask=mask, bias=bias)
             x = out.x
             weights.append(out.self_weights)
         h = self.final_norm(x) if self.final_norm is not None else x

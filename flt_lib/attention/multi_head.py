@@ -211,8 +211,7 @@ def heads_one_by_one(
 
     Head ``j`` uses rows ``j d_k .. (j+1) d_k - 1`` of ``W_q, W_k, W_v`` and the
     matching columns of ``W_o``: ``out = sum_j head_j W_o^j + b_o``. A loop, for
-    checking that the reshape of :func:`split_heads` computes the same thing (seed 001,
-    footnote 9).
+    checking that the reshape of :func:`split_heads` computes the same thing.
 
     Returns:
         ``(out, A)`` as :meth:`MultiHeadAttention.forward`.

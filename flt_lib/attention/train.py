@@ -49,6 +49,7 @@ def train(
     record_every: int = 100,
     eval_fn: Callable[[nn.Module], float] | None = None,
     weight_decay: float = 0.0,
+    stop_at: float | None = None,
 ) -> History:
     """Train ``model`` in place with Adam (AdamW when ``weight_decay > 0``).
 
@@ -61,6 +62,8 @@ def train(
         record_every: record the loss (and ``eval_fn``) every this many steps, >= 1.
         eval_fn: ``eval_fn(model)``, evaluated without gradients at each record.
         weight_decay: decoupled weight decay (AdamW), >= 0.
+        stop_at: if given, stop at the first record where ``eval_fn`` is >= this value
+            (so ``steps`` is a maximum); needs ``eval_fn``.
 
     Returns:
         A :class:`History`.
@@ -74,6 +77,10 @@ def train(
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     record_every = check_int(record_every, "record_every", min_value=1)
     weight_decay = check_real(weight_decay, "weight_decay", min_value=0.0)
+    if stop_at is not None:
+        stop_at = check_real(stop_at, "stop_at")
+        if eval_fn is None:
+            raise ValueError("stop_at needs an eval_fn, got eval_fn=None")
     opt = torch.optim.AdamW(
         model.parameters(), lr=lr, weight_decay=weight_decay, foreach=True
     )
@@ -94,5 +101,7 @@ def train(
             else:
                 with torch.no_grad():
                     rec_metric.append(float(eval_fn(model)))
+                if stop_at is not None and rec_metric[-1] >= stop_at:
+                    break
     seconds = time.perf_counter() - start
     return History(steps=rec_steps, loss=rec_loss, metric=rec_metric, seconds=seconds)

@@ -1,10 +1,11 @@
 """Hamiltonian Monte Carlo: the leapfrog integrator and the HMC sampler (Appendix A.3).
 
 The state is a position ``theta`` (the parameters) and a momentum ``p`` of the same
-shape. With the potential energy ``U(theta) = -log pi(theta)`` and unit mass, the
+shape. With the potential energy ``U(theta) = -log pi(theta)`` and a diagonal mass
+matrix ``M`` (unit mass by default, given by its inverse ``inv_mass = diag(M^-1)``), the
 Hamiltonian is
 
-    H(theta, p) = U(theta) + |p|^2 / 2,                           (eq-bayes-hamiltonian)
+    H(theta, p) = U(theta) + p^T M^-1 p / 2,   (the Hamiltonian, with mass matrix M)
 
 and HMC alternates a fresh Gaussian momentum with a leapfrog trajectory that is accepted
 or rejected by the Metropolis rule on ``exp(-H)`` (Duane et al., 1987; Neal, 2011).
@@ -44,21 +45,37 @@ def _check_step(step: object, C: int) -> float | torch.Tensor:
     return check_real(step, "step", min_value=0.0, strict_min=True)
 
 
+def _check_inv_mass(inv_mass: object, d: int) -> torch.Tensor | float:
+    """The diagonal of ``M^-1``, shape (d,), entries > 0; ``None`` means unit mass."""
+    if inv_mass is None:
+        return 1.0
+    inv_mass = check_tensor(inv_mass, "inv_mass", shape=(d,), floating=True,
+                            shape_doc="(d,), the diagonal of M^-1")
+    if not (inv_mass > 0).all():
+        raise ValueError(f"inv_mass must be > 0, got min {inv_mass.min().item()}")
+    return inv_mass
+
+
 def hamiltonian(
-    log_prob: LogProb, theta: torch.Tensor, p: torch.Tensor
+    log_prob: LogProb,
+    theta: torch.Tensor,
+    p: torch.Tensor,
+    inv_mass: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """Total energy ``H = -log pi(theta) + |p|^2 / 2`` (eq-bayes-hamiltonian).
+    """Total energy ``H = -log pi(theta) + p^T M^-1 p / 2`` (eq-bayes-hamiltonian).
 
     Args:
         log_prob: log target density up to a constant, ``(C, d) -> (C,)``.
         theta: positions, shape (C, d).
         p: momenta, shape (C, d).
+        inv_mass: diagonal of ``M^-1``, shape (d,), entries > 0; ``None`` for ``M = I``.
 
     Returns:
         Energies, shape (C,).
     """
     theta, p = _check_state(theta, p)
-    return -log_prob(theta) + 0.5 * (p**2).sum(1)
+    m_inv = _check_inv_mass(inv_mass, theta.shape[1])
+    return -log_prob(theta) + 0.5 * (m_inv * p**2).sum(1)
 
 
 def leapfrog(
@@ -68,12 +85,13 @@ def leapfrog(
     *,
     step: float | torch.Tensor,
     n_steps: int,
+    inv_mass: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``n_steps`` leapfrog steps of Hamiltonian dynamics (eq-bayes-leapfrog).
 
     Each step is a half kick ``p += (eps/2) grad log pi(theta)``, a drift
-    ``theta += eps p`` and a second half kick; consecutive half kicks are merged, so
-    ``n_steps`` steps cost ``n_steps + 1`` gradient evaluations.
+    ``theta += eps M^-1 p`` and a second half kick; consecutive half kicks are merged,
+    so ``n_steps`` steps cost ``n_steps + 1`` gradient evaluations.
 
     Args:
         grad_log_prob: gradient of the log target, ``(C, d) -> (C, d)``.
@@ -81,6 +99,7 @@ def leapfrog(
         p: momenta, shape (C, d).
         step: step size ``eps > 0``, a float or a tensor (C,) with one step per chain.
         n_steps: number of leapfrog steps ``L >= 1``.
+        inv_mass: diagonal of ``M^-1``, shape (d,), entries > 0; ``None`` for ``M = I``.
 
     Returns:
         ``(theta, p)`` at the end of the trajectory, each (C, d).
@@ -88,9 +107,10 @@ def leapfrog(
     theta, p = _check_state(theta, p)
     eps = _check_step(step, theta.shape[0])
     n_steps = check_int(n_steps, "n_steps", min_value=1)
+    m_inv = _check_inv_mass(inv_mass, theta.shape[1])
     p = p + 0.5 * eps * grad_log_prob(theta)                  # half kick
     for i in range(n_steps):
-        theta = theta + eps * p                               # drift
+        theta = theta + eps * m_inv * p                       # drift, velocity M^-1 p
         # full kicks inside, half at the end
         kick = eps if i < n_steps - 1 else 0.5 * eps
         p = p + kick * grad_log_prob(theta)
@@ -108,8 +128,8 @@ def euler(
     """Explicit Euler steps ``theta' = theta + eps p``,
     ``p' = p + eps grad log pi(theta)``.
 
-    Both updates use the *old* state. This is the discretisation written in seed 001
-    (Sec. 10.3); it is not symplectic: on ``U = |theta|^2 / 2`` every step multiplies
+    Both updates use the *old* state. This is a common slip for Hamiltonian dynamics; it
+    is not symplectic: on ``U = |theta|^2 / 2`` every step multiplies
     ``H`` by ``1 + eps^2``.
 
     Args:
@@ -141,16 +161,18 @@ def hmc(
     generator: torch.Generator,
     step_jitter: float = 0.0,
     thin: int = 1,
+    inv_mass: torch.Tensor | None = None,
 ) -> Chain:
-    """Hamiltonian Monte Carlo with unit mass (Duane et al., 1987; Neal, 2011).
+    """Hamiltonian Monte Carlo with a diagonal mass matrix (Duane et al., 1987; Neal,
+    2011).
 
     The acceptance rule is eq-bayes-hmc-accept.
 
-    Each transition draws ``p ~ N(0, I)``, runs ``n_leapfrog`` leapfrog steps and
-    accepts the end point with probability ``min(1, exp(H(start) - H(end)))``. With
-    ``step_jitter = j`` every chain draws its step uniformly from
-    ``[step (1 - j), step (1 + j)]`` at every transition, as Neal (2011) does to avoid
-    periodic trajectories.
+    Each transition draws ``p ~ N(0, M)`` (``N(0, I)`` by default), runs ``n_leapfrog``
+    leapfrog steps and accepts the end point with probability
+    ``min(1, exp(H(start) - H(end)))``. With ``step_jitter = j`` every chain draws its
+    step uniformly from ``[step (1 - j), step (1 + j)]`` at every transition, as Neal
+    (2011) does to avoid periodic trajectories.
 
     Args:
         log_prob: log target density up to a constant, ``(C, d) -> (C,)``.
@@ -162,6 +184,9 @@ def hmc(
         generator: CPU generator.
         step_jitter: relative jitter ``j`` of the step size, in [0, 1).
         thin: record every ``thin``-th state.
+        inv_mass: diagonal of ``M^-1``, shape (d,), entries > 0 (eq-bayes-hmc-mass);
+            ``None`` for unit mass. ``M = diag(1 / Var theta_j)`` makes a Gaussian with
+            independent coordinates isotropic.
 
     Returns:
         A :class:`Chain`; one transition costs ``L + 1`` gradients and one density,
@@ -179,20 +204,23 @@ def hmc(
         raise ValueError(f"step_jitter must be < 1, got {step_jitter}")
     thin = check_int(thin, "thin", min_value=1, max_value=n_steps)
     C, d = theta.shape
+    m_inv = _check_inv_mass(inv_mass, d)
     dtype, dev = theta.dtype, theta.device
     lp = log_prob(theta)                                                        # (C,)
     accepted = torch.zeros(C, dtype=dtype, device=dev)
     out = []
     for t in range(1, n_steps + 1):
         p = torch.randn(C, d, generator=generator, dtype=dtype).to(dev)         # (C, d)
+        p = p / m_inv**0.5  # ~ N(0, M)
         u = torch.rand(C, generator=generator, dtype=dtype).to(dev)
         eps = step * (1 + step_jitter * (2 * u - 1))                            # (C,)
         theta_new, p_new = leapfrog(
-            grad_log_prob, theta, p, step=eps, n_steps=n_leapfrog
+            grad_log_prob, theta, p, step=eps, n_steps=n_leapfrog, inv_mass=inv_mass
         )
         lp_new = log_prob(theta_new)
         # H0 - H1
-        log_ratio = (lp_new - 0.5 * (p_new**2).sum(1)) - (lp - 0.5 * (p**2).sum(1))
+        log_ratio = ((lp_new - 0.5 * (m_inv * p_new**2).sum(1))
+                     - (lp - 0.5 * (m_inv * p**2).sum(1)))
         acc = metropolis_accept(torch.nan_to_num(log_ratio, nan=-torch.inf), generator)
         theta = torch.where(acc[:, None], theta_new, theta)
         lp = torch.where(acc, lp_new, lp)

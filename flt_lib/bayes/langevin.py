@@ -234,15 +234,16 @@ def underdamped_gaussian_variance(step: float, friction: float) -> float:
 
     Args:
         step: ``eps > 0``.
-        friction: ``gamma >= 0`` with ``gamma eps <= 1``.
+        friction: ``gamma > 0`` with ``0 < gamma eps <= 1``. At ``gamma = 0`` there is
+            no noise and no damping, so no stationary law.
 
     Returns:
         The stationary variance of the position.
     """
     eps = check_real(step, "step", min_value=0.0, strict_min=True)
-    gamma = check_real(friction, "friction", min_value=0.0)
+    gamma = check_real(friction, "friction", min_value=0.0, strict_min=True)
     if gamma * eps > 1:
-        raise ValueError(f"friction * step must be <= 1, got {gamma * eps}")
+        raise ValueError(f"friction * step must be in (0, 1], got {gamma * eps}")
     denom = 4 - 2 * gamma * eps - eps**2
     if denom <= 0:
         raise ValueError(f"the chain diverges for step {eps} and friction {gamma}")

@@ -185,8 +185,8 @@ def ensemble_predictive(
 
     With ``log_weights = None`` every draw counts once (the correct estimate for draws
     from the posterior). With weights the draws are averaged with the self-normalised
-    weights ``softmax(log_weights)``: passing the log posterior density here is the
-    seed's error, which targets a density proportional to the *squared* posterior.
+    weights ``softmax(log_weights)``: passing the log posterior density here is a
+    common slip that targets a density proportional to the *squared* posterior.
 
     Args:
         f_samples: predictions, shape (S, m): one row per draw, one column per test

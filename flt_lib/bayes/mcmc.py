@@ -297,11 +297,18 @@ def effective_sample_size(x: torch.Tensor) -> torch.Tensor:
     ``Gamma_m = rho_{2m} + rho_{2m+1}``, stop at the first negative pair and force the
     pairs to decrease (Geyer, 1992).
 
+    Antithetic chains (negative ``rho_1``) can give ``tau < 1`` and an ESS above
+    ``C T``. The estimate of ``tau`` is clamped from below at ``1 / log10(C T)``, so the
+    ESS is capped at ``C T log10(C T)``: with ``C T = 10^4`` draws, at most 4 times
+    their number. An ESS at the cap means that the estimated ``tau`` fell below the
+    clamp; the cap, not the sampler, then sets the number.
+
     Args:
         x: draws, shape (T,), (T, C) or (T, C, d), at least 4 per chain.
 
     Returns:
-        The ESS, a 0-D tensor, or shape (d,) for 3-D input.
+        The ESS, a 0-D tensor, or shape (d,) for 3-D input; at most ``C T log10(C T)``
+        (``C T log10(10)`` when ``C T < 10``).
     """
     ndim = x.ndim if isinstance(x, torch.Tensor) else 0
     x = _as_tcd(x)

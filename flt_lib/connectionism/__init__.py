@@ -7,9 +7,8 @@ Modules (import them directly, e.g. ``from flt_lib.connectionism import perceptr
 - ``perceptron``: the perceptron algorithm, margins and Novikoff's bound;
 - ``cover``: Cover's function counting theorem and exact separability tests;
 - ``hopfield`` (a subpackage): Hopfield networks: energy, asynchronous updates,
-  Hebbian weights, retrieval;
-- ``hopfield_capacity``: load sweeps, the capacity transition and perfect-recall
-  scaling;
+  Hebbian weights, retrieval, and (``hopfield.capacity``) load sweeps, the capacity
+  transition and perfect-recall scaling;
 - ``dense_memory``: dense associative memories and the modern (softmax) Hopfield update.
 """
 
@@ -17,7 +16,6 @@ __all__ = [
     "cover",
     "dense_memory",
     "hopfield",
-    "hopfield_capacity",
     "perceptron",
     "threshold",
 ]

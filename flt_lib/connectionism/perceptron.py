@@ -176,6 +176,26 @@ def novikoff_bound(X: torch.Tensor, y: torch.Tensor, w_star: torch.Tensor) -> fl
     return radius(X) ** 2 / gamma**2
 
 
+def _perceptron_loop(
+    X: torch.Tensor, y: torch.Tensor, w: torch.Tensor, max_updates: int
+) -> tuple[torch.Tensor, int]:
+    """The textbook double loop of the perceptron algorithm; :func:`perceptron` makes
+    the same updates in the same order. Returns ``(w, k)``, the final weights and the
+    number of updates. No argument checks: call :func:`perceptron`."""
+    k = 0
+    while True:
+        clean_pass = True
+        for i in range(X.shape[0]):  # one pass over the data, in order
+            if y[i] * (X[i] @ w) <= 0:  # a mistake: y_i <w, x_i> <= 0
+                if k == max_updates:
+                    return w, k
+                w = w + y[i] * X[i]  # the update  w <- w + y_i x_i
+                k += 1
+                clean_pass = False
+        if clean_pass:  # a whole pass without a mistake: w separates the data
+            return w, k
+
+
 def perceptron(
     X: torch.Tensor,
     y: torch.Tensor,
@@ -184,7 +204,7 @@ def perceptron(
     w0: torch.Tensor | None = None,
 ) -> PerceptronResult:
     """Rosenblatt's perceptron algorithm, with mistakes detected over the whole batch at
-    once.
+    once (the fast path of the textbook loop :func:`_perceptron_loop`).
 
     Each step computes ``y_i <w, x_i>`` for all points with one matrix-vector product,
     takes the first mistake at or after the position of the previous one (cyclically, so

@@ -11,7 +11,7 @@ Data model (every quantity is fixed here, nothing is left implicit):
   0``).
 
 Model: f(x) = sum_i [ReLU(<w_i, x> - b_i) - ReLU(-<w_i, x> - b_i)], the symmetric
-network of the seminar's session 2. The biases are *not* trained:
+network of Allen-Zhu & Li (2021). The biases are *not* trained:
 ``b_i = beta * ||w_i||`` is recomputed at every step from the current weight and treated
 as a constant in the gradient (a relative threshold; the paper uses a bias that grows
 during training for the same purpose). Training is full-batch gradient descent on the

@@ -178,7 +178,7 @@ def gru_cell(x_t: torch.Tensor, h: torch.Tensor, w: GRUWeights) -> torch.Tensor:
     xr, xu, xn = (x_t @ w.Wx.T + w.bx).chunk(3, dim=-1)  # (B, m) each
     hr, hu, hn = (h @ w.Wh.T + w.bh).chunk(3, dim=-1)
     r = torch.sigmoid(xr + hr)                          # reset gate
-    u = torch.sigmoid(xu + hu)                          # update gate
+    u = torch.sigmoid(xu + hu)                          # update gate (u = 1 keeps h)
     n = torch.tanh(xn + r * hn)                         # candidate state
     return (1 - u) * n + u * h                          # convex combination
 

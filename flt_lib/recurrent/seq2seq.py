@@ -5,8 +5,10 @@ The encoder reads the source x_1..x_L with a bidirectional GRU into annotations
 h_1..h_L. The decoder is a GRU cell which, at every step, reads the previous target
 token and a context c_t:
 
-- bottleneck (Cho et al. 2014; Sutskever et al. 2014): c_t = c, one fixed summary of the
-  source (the encoder's two final states), which also initialises the decoder state;
+- bottleneck (as in Cho et al. 2014): c_t = c, one fixed summary of the source (the
+  encoder's two final states), fed to every step and to the output layer, and also
+  initialising the decoder state (Sutskever et al. 2014 condition through the initial
+  state only);
 - attention (Bahdanau et al. 2015): c_t = sum_j alpha_{tj} h_j with
   alpha_t = softmax_j(v^T tanh(W_a s_{t-1} + U_a h_j)),                (eq-rnn-additive)
   and the decoder starts from s_0 = 0, so it reads the source only through attention.

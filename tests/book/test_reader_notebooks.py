@@ -152,7 +152,7 @@ def website():
     """The built website; built here (under the lock the build test shares) if it is stale."""
     from filelock import FileLock
 
-    from flt_lib import _build
+    from book import build as _build
 
     html = ROOT / "_build" / "html"
     with FileLock(str(ROOT / "_build" / ".html.lock")):
@@ -262,6 +262,13 @@ def test_first_generated_notebook_of_every_chapter_runs_in_a_colab_like_environm
     where = subprocess.run([py, "-c", "import flt_lib; print(flt_lib.__file__)"],
                            capture_output=True, text=True, cwd=tmp_path, check=True).stdout
     assert str(venv) in where, f"flt_lib was not installed into the fresh environment: {where}"
+    # Every module of the installed package imports with the run-time dependencies alone: no
+    # Sphinx, nbval, jupyter-cache or build code is left in flt_lib (that is book/'s).
+    walk = ("import flt_lib, pkgutil; mods = [m.name for m in pkgutil.walk_packages("
+            "flt_lib.__path__, 'flt_lib.')]; [__import__(m) for m in mods]; print(len(mods))")
+    out = subprocess.run([py, "-c", walk], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, f"a flt_lib module does not import on its own: {out.stderr}"
+    assert int(out.stdout) > 20, out.stdout
 
 
 GLUE_ROLE = re.compile(r"\{glue:text\}`([^`:]+)(?::([^`]*))?`")
@@ -269,7 +276,7 @@ GLUE_ROLE = re.compile(r"\{glue:text\}`([^`:]+)(?::([^`]*))?`")
 
 def _glued_values(rel: Path) -> dict[str, str]:
     """name -> text/plain of every glue record in the cached, executed copy of ``rel``."""
-    from flt_lib._build import open_cache
+    from book.build import open_cache
 
     nb = _read(ROOT / "chapters" / rel)
     _, merged = open_cache().merge_match_into_notebook(nb)

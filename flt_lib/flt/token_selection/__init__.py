@@ -35,7 +35,8 @@ The code is split by topic, and every public name is re-exported here, so
 file holds it:
 
 - :mod:`~flt_lib.flt.token_selection.data`: the data parameters and sequences
-  (``TokenData``, ``Sample``, ``sample``), the class signals and the fixed head nu;
+  (``TokenData``, ``Sample``, ``sample``, and ``sample_official``, the official
+  code's NumPy draw), the class signals and the fixed head nu;
 - :mod:`~flt_lib.flt.token_selection.model`: the model, its loss and closed-form
   gradients, W_0 (``init_key_query``), the step in token coordinates
   (``token_space_step``), the hand-made memorising query and hard token selection;
@@ -49,6 +50,7 @@ from flt_lib.flt.token_selection.data import (
     class_signals,
     linear_head,
     sample,
+    sample_official,
 )
 from flt_lib.flt.token_selection.model import (
     INITS,
@@ -88,6 +90,7 @@ __all__ = [
     "regime",
     "run_experiment",
     "sample",
+    "sample_official",
     "token_logits",
     "token_space_step",
     "train",

@@ -11,11 +11,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from flt_lib._validate import check_generator, check_int, check_real
 
-__all__ = ["Sample", "TokenData", "class_signals", "linear_head", "sample"]
+__all__ = [
+    "Sample",
+    "TokenData",
+    "class_signals",
+    "linear_head",
+    "sample",
+    "sample_official",
+]
 
 
 @dataclass(frozen=True)
@@ -158,5 +166,57 @@ def sample(
     X[:, 1] += cfg.rho * own  # weakly relevant token
     if cfg.opposite_token:
         X[:, 2] += cfg.rho * other  # weakly relevant to the opposite class
+    y = torch.where(flipped, -y_clean, y_clean)
+    return Sample(X=X, y=y, y_clean=y_clean, flipped=flipped, cfg=cfg)
+
+
+def sample_official(
+    cfg: TokenData, n: int, *, label_noise: float, generator: np.random.Generator
+) -> Sample:
+    """Draw ``n`` sequences exactly as the official code's ``CustomDataset`` does.
+
+    The noise is ``generator.standard_normal((n, T, d))`` (NumPy), then the signals are
+    added and the labels flipped as in :func:`sample` with ``balanced=True``. The
+    official code builds its training and its test set from generators with the same
+    seed, so the first training sequences' noise reappears in the test set.
+
+    Args:
+        cfg: the data parameters; must have ``balanced`` and ``opposite_token`` True.
+        n: number of sequences, n >= 2.
+        label_noise: fraction eta of flipped labels, in [0, 1/2).
+        generator: a NumPy Generator, e.g. ``np.random.default_rng(42)`` (the official
+            seed).
+
+    Returns:
+        A :class:`Sample` with X of shape (n, T, d), float32, on the CPU.
+    """
+    _check_cfg(cfg)
+    if not (cfg.balanced and cfg.opposite_token):
+        raise ValueError(
+            "cfg must have balanced=True and opposite_token=True (the official "
+            f"data), got balanced={cfg.balanced}, opposite_token={cfg.opposite_token}"
+        )
+    if not isinstance(generator, np.random.Generator):
+        raise TypeError(
+            "generator must be a numpy.random.Generator, got "
+            f"{type(generator).__name__}"
+        )
+    n = check_int(n, "n", min_value=2)
+    label_noise = check_real(label_noise, "label_noise", min_value=0.0)
+    if label_noise >= 0.5:
+        raise ValueError(f"label_noise must be < 0.5, got {label_noise}")
+    noise = generator.standard_normal((n, cfg.T, cfg.d)) * cfg.sigma  # (n, T, d)
+    X = torch.tensor(noise, dtype=torch.float32)
+    mu_plus, mu_minus = class_signals(cfg)
+    y_clean = torch.cat([torch.ones(n // 2), -torch.ones(n - n // 2)])  # (n,)
+    own = torch.where(y_clean[:, None] == 1, mu_plus, mu_minus)  # (n, d)
+    other = torch.where(y_clean[:, None] == 1, mu_minus, mu_plus)  # (n, d)
+    X[:, 0] += own
+    X[:, 1] += cfg.rho * own
+    X[:, 2] += cfg.rho * other
+    n_flip = math.ceil(label_noise * n)
+    flipped = torch.zeros(n, dtype=torch.bool)
+    flipped[: n_flip // 2] = True
+    flipped[n // 2 : n // 2 + n_flip // 2] = True
     y = torch.where(flipped, -y_clean, y_clean)
     return Sample(X=X, y=y, y_clean=y_clean, flipped=flipped, cfg=cfg)

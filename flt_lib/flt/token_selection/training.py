@@ -8,6 +8,7 @@ run (no, partial, benign or harmful overfitting). Part of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -46,8 +47,15 @@ class History:
     # fraction of mislabelled sequences predicted as labelled
     flipped_fit: list[float]
     test_acc: list[float]  # accuracy on the test set against its clean labels
+    # mean logistic loss on the test set against its clean labels
+    test_loss: list[float]
+    # test loss if every test sequence attended only to its x_1 (the floor)
+    test_loss_floor: float
     # mean attention of the test sequences on their token x_1
     test_relevant_attn: list[float]
+    query_norm: list[float]  # norm of the effective query q = W p
+    # cosine of q with the class-signal direction e_1 (that of mu_+)
+    query_signal: list[float]
     # (records, n, T) attention of every training sequence, CPU
     attn: torch.Tensor
     # (n,) bool, the mislabelled training sequences, CPU
@@ -63,6 +71,7 @@ def train(
     lr: float = 5e-3,
     steps: int = 1000,
     record_every: int = 10,
+    record_steps: Sequence[int] | None = None,
     train_W: bool = True,
     init: str = "kaiming",
     generator: torch.Generator | None = None,
@@ -81,6 +90,9 @@ def train(
         lr: step size, > 0.
         steps: number of GD steps, >= 1.
         record_every: record the tracked quantities every this many steps, >= 1.
+        record_steps: if given, record at these steps (each in [0, steps]) instead of
+            every ``record_every`` steps, e.g. a logarithmic grid; the first and the
+            last step are always recorded.
         train_W: if False, W stays at W_0 and only p is trained.
         init: W_0, one of ``INITS`` (see :func:`init_key_query`).
         generator: CPU generator for W_0; required for ``init="kaiming"``.
@@ -98,6 +110,18 @@ def train(
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     steps = check_int(steps, "steps", min_value=1)
     record_every = check_int(record_every, "record_every", min_value=1)
+    if record_steps is not None:
+        if isinstance(record_steps, (str, bytes)) or not isinstance(
+            record_steps, Sequence
+        ):
+            raise TypeError(
+                "record_steps must be a sequence of ints, got "
+                f"{type(record_steps).__name__}"
+            )
+        record_steps = {
+            check_int(r, "record_steps[i]", min_value=0, max_value=steps)
+            for r in record_steps
+        }
     cfg, X, y = train_set.cfg, train_set.X, train_set.y
     (n, T, d), dtype, device = X.shape, X.dtype, X.device
     W0 = init_key_query(d, init=init, generator=generator, dtype=dtype).to(device)
@@ -119,13 +143,17 @@ def train(
     C = torch.zeros(n * T, n * T, dtype=dtype, device=device)
     flip = train_set.flipped.to(device)
     rec: dict[str, list] = {
-        k: [] for k in ("t", "loss", "tr", "fl", "te", "rel", "attn")
+        k: [] for k in ("t", "loss", "tr", "fl", "te", "te_loss", "rel", "qn", "qs",
+                        "attn")
     }
     for t in range(steps + 1):
         s = torch.softmax(token_logits(a, C, H, K, lr=lr).view(n, T), dim=-1)  # (n, T)
         f, c = _logit_grad(s, v, y)
-        if t % record_every == 0 or t == steps:
-            z_te = H_te @ a - lr * (K_te @ (C @ (H @ a)))  # (N_te,) = Z_te W p
+        due = t % record_every == 0 if record_steps is None else t in record_steps
+        if due or t == 0 or t == steps:
+            CHa = C @ (H @ a)  # (N,)
+            z_te = H_te @ a - lr * (K_te @ CHa)  # (N_te,) = Z_te W p
+            q = W0U @ a - lr * (Z.T @ CHa)  # (d,) = W p
             s_te = torch.softmax(z_te.view(-1, T), dim=-1)  # (n_te, T)
             f_te = (s_te * v_te).sum(dim=-1)  # (n_te,)
             fit = torch.sign(f) == y  # (n,)
@@ -136,7 +164,11 @@ def train(
             rec["te"].append(
                 (torch.sign(f_te) == test_set.y_clean).float().mean().item()
             )
+            rec["te_loss"].append(logistic_loss(test_set.y_clean * f_te).item())
             rec["rel"].append(s_te[:, 0].mean().item())
+            q_norm = q.norm().item()
+            rec["qn"].append(q_norm)
+            rec["qs"].append(q[0].item() / q_norm if q_norm > 0 else 0.0)
             rec["attn"].append(s.cpu())
         if t == steps:
             break
@@ -149,7 +181,11 @@ def train(
         train_acc=rec["tr"],
         flipped_fit=rec["fl"],
         test_acc=rec["te"],
+        test_loss=rec["te_loss"],
+        test_loss_floor=logistic_loss(test_set.y_clean * v_te[:, 0]).item(),
         test_relevant_attn=rec["rel"],
+        query_norm=rec["qn"],
+        query_signal=rec["qs"],
         attn=torch.stack(rec["attn"]),
         flipped=train_set.flipped.cpu(),
         p=p,
@@ -193,31 +229,33 @@ def run_experiment(
     return train(train_set, test_set, generator=g_init, **train_kw)
 
 
-def regime(flipped_fit: float, test_acc: float, *, benign_level: float = 0.98) -> str:
-    """Name the outcome of a run from its final flipped-label fit and clean test
+def regime(history: History, *, tol: float = 0.01) -> str:
+    """Name the outcome of a run from its flipped-label fit and its change of test
     accuracy.
 
-    ``"no overfitting"`` if no mislabelled training sequence is fitted; ``"partial
-    fitting"`` if some but not all are; otherwise ``"benign overfitting"`` when the
-    clean test accuracy is at least ``benign_level`` and ``"harmful overfitting"`` below
-    it.
+    ``"no overfitting"`` if no mislabelled training sequence is fitted at the end;
+    ``"partial fitting"`` if some but not all are; otherwise ``"harmful overfitting"``
+    when the clean test accuracy ended more than ``tol`` below its value at step 0
+    (uniform attention), and ``"benign overfitting"`` when it did not. The measure is
+    relative to step 0 because at uniform attention the test accuracy is already
+    Phi(mu / (sigma sqrt(2 T))), which is close to 1 for large mu.
 
     Args:
-        flipped_fit: fraction of mislabelled training sequences predicted as labelled,
-            in [0, 1].
-        test_acc: clean test accuracy, in [0, 1].
-        benign_level: test accuracy that counts as benign, in (0, 1].
+        history: the :class:`History` of a run.
+        tol: the drop of test accuracy that counts as harmful, in [0, 1).
 
     Returns:
         One of ``REGIMES``.
     """
-    flipped_fit = check_real(flipped_fit, "flipped_fit", min_value=0.0, max_value=1.0)
-    test_acc = check_real(test_acc, "test_acc", min_value=0.0, max_value=1.0)
-    benign_level = check_real(
-        benign_level, "benign_level", min_value=0.0, max_value=1.0, strict_min=True
-    )
+    if not isinstance(history, History):
+        raise TypeError(f"history must be a History, got {type(history).__name__}")
+    tol = check_real(tol, "tol", min_value=0.0, max_value=1.0)
+    if tol >= 1.0:
+        raise ValueError(f"tol must be < 1, got {tol}")
+    flipped_fit = history.flipped_fit[-1]
     if flipped_fit == 0.0:
         return REGIMES[0]
     if flipped_fit < 1.0:
         return REGIMES[1]
-    return REGIMES[2] if test_acc >= benign_level else REGIMES[3]
+    drop = history.test_acc[0] - history.test_acc[-1]
+    return REGIMES[3] if drop > tol else REGIMES[2]
