@@ -92,6 +92,7 @@ def reader_setup_source(repo_url: str, ref: str) -> str:
 
 
 def read_config(root: Path = ROOT) -> dict:
+    """``_config.yml`` as a dict."""
     import yaml
 
     return yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
@@ -142,6 +143,7 @@ def finish_notebook(
         tags = cell.get("metadata", {}).get("tags", [])
         if cell["cell_type"] == "markdown":
             cell["source"] = re.sub(r"\n{3,}", "\n\n", cell["source"]).strip("\n")
+            cell["metadata"] = {}  # sphinx-tojupyter's "hide-output" means nothing here
         if cell["cell_type"] == "code":
             cell["outputs"], cell["execution_count"] = [], None
             if "setup" in tags:
@@ -329,6 +331,7 @@ def setup(app: Any) -> dict:
 
 
 def main(argv: list[str]) -> int:
+    """``python -m book.jupyter [-v]``: write both editions; 0 on success."""
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0

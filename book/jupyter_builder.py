@@ -302,12 +302,23 @@ class FltJupyterTranslator(JupyterTranslator):
             f"Solution to Exercise {number}" if number else "Solution"
         )
         self.in_solution = True
+        self.solution_start = len(self.output["cells"])
         for child in list(node.findall(nodes.title)):
             child.parent.remove(child)
 
     def depart_solution_node(self, node: nodes.Element) -> None:
         self.add_markdown_cell()
         self.in_solution = False
+        added = self.output["cells"][self.solution_start :]
+        if not any(c["cell_type"] == "markdown" for c in added):
+            # a solution in code only: still a collapsed block that says where it is
+            self.output["cells"].insert(
+                self.solution_start,
+                nbformat.v4.new_markdown_cell(
+                    f"<details><summary>{self.solution_summary}</summary>\n\n"
+                    "The solution is the folded code cell below.\n\n</details>"
+                ),
+            )
 
     def unknown_visit(self, node: nodes.Node) -> None:
         pass
@@ -351,6 +362,8 @@ def _md_inline_to_html(text: str) -> str:
 
 
 class FltJupyterWriter(JupyterWriter):
+    """sphinx-tojupyter's writer, with our translator."""
+
     def _identify_translator(self, builder: Any) -> type:
         return FltJupyterTranslator
 
@@ -418,6 +431,7 @@ class FltJupyterBuilder(JupyterBuilder):
 
 
 def setup(app: Any) -> dict:
+    """Sphinx entry point: the builder ``flt_jupyter`` and its settings."""
     import sphinx_tojupyter
 
     sphinx_tojupyter.setup(
