@@ -23,3 +23,5 @@ Import the modules directly, e.g. ``from flt_lib.attention import scoring``:
 
 Nothing heavy is imported here: each module loads on first use.
 """
+
+__all__ = ["bert", "block", "circuits", "cost", "encoder", "multi_head", "positions", "scoring", "seq2seq", "train", "vit"]

@@ -14,3 +14,5 @@ Modules (import them directly, e.g. ``from flt_lib.bayes import mcmc``):
 - ``gp``: kernels, GP regression and the log marginal likelihood (A.5);
 - ``nngp``: arc-cosine kernels and the NNGP of wide ReLU networks (A.6).
 """
+
+__all__ = ["gp", "hmc", "langevin", "linear", "mcmc", "nngp", "targets"]

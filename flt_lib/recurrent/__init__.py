@@ -17,8 +17,10 @@ Import the modules directly, e.g. ``from flt_lib.recurrent import elman``:
 - ``seq2seq``: encoder-decoder GRUs with and without additive attention (4.5);
 - ``modern``: retention, RWKV's WKV, SSM convolutions, linear attention (4.6);
 - ``selective``: selective copying with selective and time-invariant SSM layers (4.6);
-- ``other``: gated convolutional language models and recursive networks over trees
-  (4.7).
+- ``convolution_tree``: gated convolutional language models and recursive networks
+  over trees (4.7).
 
 Nothing is imported eagerly.
 """
+
+__all__ = ["bptt", "convolution_tree", "elman", "gated", "hmm_crf", "linear", "modern", "selective", "seq2seq", "tasks"]

@@ -19,3 +19,5 @@ eagerly).
 - :mod:`~flt_lib.symmetry.train`: the full-batch training loop of the sample-efficiency
   experiments
 """
+
+__all__ = ["cnn", "conv", "gnn", "graphs", "groups", "orthogonal", "sets", "spectral", "train"]
