@@ -155,12 +155,13 @@ class TransformerBlock(nn.Module):
         return self.write(i, x, f(self.read(i, x)))
 
     def read(self, i: int, x: torch.Tensor) -> torch.Tensor:
-        """What sublayer ``i`` reads from the stream ``x``: ``LN(x)`` (Pre-LN) or ``x``."""
+        """What sublayer ``i`` reads from the stream ``x``: ``LN(x)`` (Pre-LN) or
+        ``x``."""
         return self.norms[i](x) if self.norm == "pre" else x
 
     def write(self, i: int, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        """How sublayer ``i``'s output ``y`` rejoins the stream ``x``: ``x + y`` (or ``y``
-        without the skip), then ``LN`` in a Post-LN block."""
+        """How sublayer ``i``'s output ``y`` rejoins the stream ``x``: ``x + y`` (or
+        ``y`` without the skip), then ``LN`` in a Post-LN block."""
         y = x + y if self.skip else y
         return self.norms[i](y) if self.norm == "post" else y
 

@@ -149,7 +149,8 @@ def attention_from_scores(
             f"{tuple(scores.shape)}, got {tuple(v.shape)}"
         )
     if mask is not None:
-        scores = scores.masked_fill(~_check_mask(mask, *scores.shape[-2:]), float("-inf"))
+        mask = _check_mask(mask, *scores.shape[-2:])
+        scores = scores.masked_fill(~mask, float("-inf"))
     weights = torch.softmax(scores, dim=-1)  # (..., T_q, T_k)
     return weights @ v, weights  # (..., T_q, d_v)
 

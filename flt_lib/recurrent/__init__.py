@@ -23,4 +23,15 @@ Import the modules directly, e.g. ``from flt_lib.recurrent import elman``:
 Nothing is imported eagerly.
 """
 
-__all__ = ["bptt", "convolution_tree", "elman", "gated", "hmm_crf", "linear", "modern", "selective", "seq2seq", "tasks"]
+__all__ = [
+    "bptt",
+    "convolution_tree",
+    "elman",
+    "gated",
+    "hmm_crf",
+    "linear",
+    "modern",
+    "selective",
+    "seq2seq",
+    "tasks",
+]

@@ -162,12 +162,13 @@ def lstm(
     else:
         if not isinstance(state, (tuple, list)) or len(state) != 2:
             raise TypeError(
-                f"state must be a pair (h_0, c_0) of tensors, got {type(state).__name__}"
+                "state must be a pair (h_0, c_0) of tensors, got "
+                f"{type(state).__name__}"
             )
         h, c = state
         shape = (x.shape[0], w.m)
-        check_tensor(h, "state[0] (h_0)", shape=shape, floating=True, shape_doc="(B, m)")
-        check_tensor(c, "state[1] (c_0)", shape=shape, floating=True, shape_doc="(B, m)")
+        for name, s in (("state[0] (h_0)", h), ("state[1] (c_0)", c)):
+            check_tensor(s, name, shape=shape, floating=True, shape_doc="(B, m)")
     H, C = [], []
     for x_t in x.unbind(1):
         h, c = lstm_cell(x_t, h, c, w)

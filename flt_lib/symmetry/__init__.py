@@ -20,4 +20,14 @@ eagerly).
   experiments
 """
 
-__all__ = ["cnn", "conv", "gnn", "graphs", "groups", "orthogonal", "sets", "spectral", "train"]
+__all__ = [
+    "cnn",
+    "conv",
+    "gnn",
+    "graphs",
+    "groups",
+    "orthogonal",
+    "sets",
+    "spectral",
+    "train",
+]

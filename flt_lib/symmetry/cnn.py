@@ -116,11 +116,11 @@ def _conv2d(xp, w, bias, stride):
     # xp: padded input (B, C_in, H, W); w: kernel (C_out, C_in, k_h, k_w)
     kh, kw = w.shape[2:]
     Ho, Wo = (xp.shape[2] - kh) // stride + 1, (xp.shape[3] - kw) // stride + 1
-    y = xp.new_zeros(xp.shape[0], w.shape[0], Ho, Wo)                # (B, C_out, Ho, Wo)
-    for p in range(kh):                      # y[b,o,i,j] += sum_c w[o,c,p,q] x[b,c,si+p,sj+q]
+    y = xp.new_zeros(xp.shape[0], w.shape[0], Ho, Wo)            # (B, C_out, Ho, Wo)
+    for p in range(kh):      # y[b,o,i,j] += sum_c w[o,c,p,q] x[b,c,s*i+p,s*j+q]
         for q in range(kw):
             window = xp[:, :, p : p + stride * (Ho - 1) + 1 : stride,
-                        q : q + stride * (Wo - 1) + 1 : stride]       # (B, C_in, Ho, Wo)
+                        q : q + stride * (Wo - 1) + 1 : stride]   # (B, C_in, Ho, Wo)
             y = y + torch.einsum("oc,bcij->boij", w[:, :, p, q], window)
     return y if bias is None else y + bias[None, :, None, None]
 

@@ -100,7 +100,8 @@ def logistic_gd(
     Each step computes the residual ``r = sigmoid(X w + b) - y`` and updates ``w <- w -
     lr (X^T r / n + lambda w)`` and ``b <- b - lr mean(r)``, the gradient of eq.
     ``eq-ff-logistic-loss`` plus ``(lambda / 2) ||w||^2`` (eq. ``eq-ff-logistic-grad``).
-    With ``augment``, every step replaces ``X`` by ``augment(X, generator=generator)``, a fresh
+    With ``augment``, every step replaces ``X`` by ``augment(X, generator=generator)``,
+    a fresh
     random transformation of each example (on-the-fly data augmentation).
 
     Args:

@@ -151,8 +151,9 @@ def _check_token_space(a: object, C: object, X: object, K: object, x_name: str):
     or c (N,))."""
     a = check_tensor(a, "a", ndim=1, floating=True, shape_doc="(N,)")
     N = a.shape[0]
-    C = check_tensor(C, "C", shape=(N, N), floating=True, shape_doc=f"(N, N) = ({N}, {N})")
-    K = check_tensor(K, "K", shape=(N, N), floating=True, shape_doc=f"(N, N) = ({N}, {N})")
+    doc = f"(N, N) = ({N}, {N})"
+    C = check_tensor(C, "C", shape=(N, N), floating=True, shape_doc=doc)
+    K = check_tensor(K, "K", shape=(N, N), floating=True, shape_doc=doc)
     shape = (N, N) if x_name == "H" else (N,)
     X = check_tensor(X, x_name, shape=shape, floating=True, shape_doc=str(shape))
     return a, C, X, K
