@@ -11,8 +11,10 @@ from flt_lib.symmetry import group_conv, steerable
 def test_so2_irrep_is_a_homomorphism():
     for m in range(4):
         a, b = 0.3, 1.1
-        torch.testing.assert_close(steerable.so2_irrep(m, a) @ steerable.so2_irrep(m, b),
-                                   steerable.so2_irrep(m, a + b))
+        torch.testing.assert_close(
+            steerable.so2_irrep(m, a) @ steerable.so2_irrep(m, b),
+            steerable.so2_irrep(m, a + b),
+        )
 
 
 def test_schur_dimensions_on_so2():
@@ -20,7 +22,8 @@ def test_schur_dimensions_on_so2():
     for m in range(4):
         for n in range(4):
             dim = group_conv.commutant_basis(
-                [(steerable.so2_irrep(n, t), steerable.so2_irrep(m, t)) for t in angles]).shape[0]
+                [(steerable.so2_irrep(n, t), steerable.so2_irrep(m, t)) for t in angles]
+            ).shape[0]
             assert dim == ((1 if m == 0 else 2) if m == n else 0)
 
 
@@ -34,9 +37,17 @@ def test_ring_basis_has_the_right_dimension_and_frequencies(m_in, m_out):
     outside = sum(power[k] for k in range(16) if min(k, 16 - k) not in allowed)
     assert outside < 1e-20 * power.sum()
     # the closed form kappa(phi) = rho_out(phi) kappa(0) rho_in(phi)^T lies in the span
-    K0 = torch.randn(d(m_out), d(m_in), generator=torch_generator(0), dtype=torch.float64)
-    K = torch.stack([steerable.so2_irrep(m_out, 2 * math.pi * j / 16) @ K0
-                     @ steerable.so2_irrep(m_in, 2 * math.pi * j / 16).T for j in range(16)])
+    K0 = torch.randn(
+        d(m_out), d(m_in), generator=torch_generator(0), dtype=torch.float64
+    )
+    K = torch.stack(
+        [
+            steerable.so2_irrep(m_out, 2 * math.pi * j / 16)
+            @ K0
+            @ steerable.so2_irrep(m_in, 2 * math.pi * j / 16).T
+            for j in range(16)
+        ]
+    )
     Bf, Kf = B.reshape(B.shape[0], -1), K.reshape(-1)
     assert (Kf - Bf.T @ (Bf @ Kf)).abs().max() < 1e-12
 
@@ -46,7 +57,9 @@ def test_steering_equals_the_rotated_filter(m):
     x = torch.randn(1, 1, 12, 12, generator=torch_generator(m), dtype=torch.float64)
     resp = F.conv2d(x, steerable.circular_harmonics(5, m)[:, None], padding=2)[0]
     for t in (0.3, 2.0, -1.2):
-        direct = F.conv2d(x, steerable.rotated_harmonic(5, m, t)[None, None], padding=2)[0, 0]
+        direct = F.conv2d(
+            x, steerable.rotated_harmonic(5, m, t)[None, None], padding=2
+        )[0, 0]
         assert (steerable.steer(resp, m, t) - direct).abs().max() < 1e-12
 
 
@@ -54,7 +67,9 @@ def test_harmonics_rotate_exactly_by_90_degrees():
     H = steerable.circular_harmonics(7, 1)
     # rotating the grid by 90 degrees counter-clockwise maps (cos, sin) to rho_1(90) (cos, sin)
     rotated = torch.rot90(H, -1, dims=(1, 2))
-    torch.testing.assert_close(rotated, torch.einsum("ij,jkl->ikl", steerable.so2_irrep(1, math.pi / 2), H))
+    torch.testing.assert_close(
+        rotated, torch.einsum("ij,jkl->ikl", steerable.so2_irrep(1, math.pi / 2), H)
+    )
 
 
 def test_bad_inputs():

@@ -36,7 +36,8 @@ def so2_irrep(m: int, theta: float) -> torch.Tensor:
         theta: angle in radians.
 
     Returns:
-        float64 (1, 1) (the number 1) for m = 0, else the rotation by ``m theta``, (2, 2).
+        float64 (1, 1) (the number 1) for m = 0, else the rotation by ``m theta``,
+        (2, 2).
     """
     m = check_int(m, "m", min_value=0)
     theta = check_real(theta, "theta")
@@ -53,12 +54,14 @@ def _grid(k: int) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _harmonic(k: int, m: int, sigma: float, theta: float) -> torch.Tensor:
-    """``R(r) [cos m(phi - theta), sin m(phi - theta)]`` on the k x k grid; no checks."""
+    """``R(r) [cos m(phi - theta), sin m(phi - theta)]`` on the k x k grid; no
+    checks."""
     xx, yy = _grid(k)
     r, phi = torch.hypot(xx, yy), torch.atan2(yy, xx)
     radial = r**m * torch.exp(-(r**2) / (2 * sigma**2))  # R(r), smooth at r = 0
-    return torch.stack([radial * torch.cos(m * (phi - theta)),
-                        radial * torch.sin(m * (phi - theta))])  # (2, k, k)
+    return torch.stack(
+        [radial * torch.cos(m * (phi - theta)), radial * torch.sin(m * (phi - theta))]
+    )  # (2, k, k)
 
 
 def circular_harmonics(k: int, m: int, *, sigma: float = 1.0) -> torch.Tensor:
@@ -82,7 +85,9 @@ def circular_harmonics(k: int, m: int, *, sigma: float = 1.0) -> torch.Tensor:
     return out[:1] if m == 0 else out
 
 
-def rotated_harmonic(k: int, m: int, theta: float, *, sigma: float = 1.0) -> torch.Tensor:
+def rotated_harmonic(
+    k: int, m: int, theta: float, *, sigma: float = 1.0
+) -> torch.Tensor:
     """The cosine harmonic rotated by theta, ``psi(R_{-theta} x) = R(r) cos m(phi -
     theta)``, sampled directly at the grid points (no interpolation), (k, k)."""
     basis = circular_harmonics(k, m, sigma=sigma)  # checks k, m, sigma
