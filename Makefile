@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # Parallel test workers and notebook kernels. --dist loadfile keeps each notebook's cells on
 # one worker. One torch thread per kernel (FLT_THREADS): the book's tensors are small, and two
-# kernels with two threads each on two cores fight (README, "Budgets").
+# kernels with two threads each on two cores fight (MAINTAINING.md, "Budgets").
 CORES   := $(shell nproc 2>/dev/null || echo 2)
 WORKERS ?= $(CORES)
 JOBS    ?= $(CORES)
@@ -20,7 +20,9 @@ export OPENBLAS_NUM_THREADS ?= $(FLT_THREADS)
 ifndef FLT_RUN_ID
 export FLT_RUN_ID := $(shell date +%Y%m%d%H%M%S)-$(shell echo $$$$)
 endif
-PYTEST  := $(PY) -m pytest -p flt_lib._nbval_cache
+# The book's tooling is the package book/ at the repository root, never installed: it is run
+# as `python -m book.<module>` from here, which puts the root on sys.path.
+PYTEST  := $(PY) -m pytest -p book.nbval_cache
 
 .PHONY: book test unit notebooks bench stamp strip student clean
 
@@ -34,7 +36,7 @@ $(STAMP): requirements.txt pyproject.toml
 ## Build the website into _build/html (strict: warnings are errors). Notebooks that the
 ## execution cache lacks run first, $(JOBS) at a time; then Sphinx reads them from the cache.
 book: $(STAMP)
-	$(PY) -m flt_lib._build book --jobs $(JOBS)
+	@$(PY) -m book.build book --jobs $(JOBS)
 
 ## Run every test, executing each notebook once. Stage 1: unit and consistency tests, and nbval
 ## on every notebook (which fills the execution cache). Stage 2 (marker `book`): the strict build
@@ -48,10 +50,11 @@ test: $(STAMP)
 	for rc in $$rc1 $$rc2; do if [ $$rc -eq 5 ]; then echo "pytest ran no tests: failing"; exit 1; fi; done; \
 	if [ $$rc1 -ne 0 ]; then exit $$rc1; fi; exit $$rc2
 
-## Fast loop while writing: unit tests only (under 30 s). One torch thread: with two threads on
-## two busy cores, small ops wait on each other (a 60 x 2 log_softmax took 3 ms instead of 2 us).
+## Fast loop while writing: the library's unit tests, tests/lib (under 30 s). One torch
+## thread: with two threads on two busy cores, small ops wait on each other (a 60 x 2
+## log_softmax took 3 ms instead of 2 us).
 unit: $(STAMP)
-	OMP_NUM_THREADS=1 $(PY) -m pytest -q -m "not slow and not book" tests
+	OMP_NUM_THREADS=1 $(PY) -m pytest -q -n $(WORKERS) -m "not slow and not book" tests/lib
 
 ## nbval over the notebooks only (fills the execution cache as a side effect).
 notebooks: $(STAMP)
@@ -60,15 +63,15 @@ notebooks: $(STAMP)
 ## Benchmark table (printed and written to _build/bench.md): import cost, every notebook's run
 ## time alone against its budget, and the kernels of chapters 4-5. Timing is never asserted.
 bench: $(STAMP)
-	$(PY) -m flt_lib._bench
+	$(PY) -m book.bench
 
 ## Re-stamp every notebook's setup cell from _config.yml and flt_lib.__version__.
 stamp: $(STAMP)
-	$(PY) -m flt_lib._notebook stamp
+	$(PY) -m book.notebook stamp
 
 ## Remove outputs from every notebook (notebooks are committed without outputs).
 strip: $(STAMP)
-	$(PY) -m flt_lib._notebook strip
+	$(PY) -m book.notebook strip
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis
@@ -86,7 +89,7 @@ EXECUTED ?= _build/.jupyter_cache
 ## website in _build/student/html. Notebooks are not executed: outputs come from $(EXECUTED)
 ## when it exists (after `make book`), else the site shows code without outputs.
 student: $(STAMP)
-	$(PY) -m flt_lib._notebook student-book _build/student/book --executed $(EXECUTED)
+	$(PY) -m book.notebook student-book _build/student/book --executed $(EXECUTED)
 	rm -rf _build/student/html _build/student/site
 	$(JB) build -W -n --keep-going --path-output _build/student/site _build/student/book
 	mv _build/student/site/_build/html _build/student/html
@@ -107,14 +110,14 @@ browser-test: $(STAMP)
 	@test -x /usr/bin/chromium || { echo "browser-test needs Chromium: apt-get install -y chromium"; exit 1; }
 	@test -f _build/html/index.html || { echo "no built site: run make book first"; exit 1; }
 	@$(PY) -c "import playwright" 2>/dev/null || $(PY) -m pip install --quiet "$(PLAYWRIGHT)"
-	FLT_BROWSER_TEST=1 $(PY) -m pytest -q tests/test_site_browser.py
+	FLT_BROWSER_TEST=1 $(PY) -m pytest -q tests/book/test_site_browser.py
 
 ## The whole book as a PDF through LaTeX: _build/latex/book.pdf (needs Debian's
 ## texlive-latex-extra, latexmk and, for the test, poppler-utils; see README).
 pdf: $(STAMP)
 	$(JB) build --builder pdflatex .
-	FLT_PDF_TEST=1 $(PY) -m pytest -q tests/test_pdf.py
+	FLT_PDF_TEST=1 $(PY) -m pytest -q tests/book/test_pdf.py
 
 ## A release v<version> is consistent: __version__, stamped setup cells and a git tag agree.
 release-check: $(STAMP)
-	$(PY) -m flt_lib._notebook release-check
+	$(PY) -m book.notebook release-check

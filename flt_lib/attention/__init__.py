@@ -20,6 +20,9 @@ Import the modules directly, e.g. ``from flt_lib.attention import scoring``:
   (5.6);
 - ``vit``: patches, the vision transformer and a small CNN (5.6);
 - ``circuits``: induction heads, and attention expressing convolution (5.7).
+- ``gpt``, ``sampling``, ``bpe``: a decoder-only language model, its sampling rules and
+  a byte-pair tokeniser (5.8); ``flash``: tiled attention and a fast path (5.9);
+  ``icl``: in-context regression (5.10).
 
 Nothing heavy is imported here: each module loads on first use.
 """

@@ -5,7 +5,7 @@ shape. With the potential energy ``U(theta) = -log pi(theta)`` and a diagonal ma
 matrix ``M`` (unit mass by default, given by its inverse ``inv_mass = diag(M^-1)``), the
 Hamiltonian is
 
-    H(theta, p) = U(theta) + p^T M^-1 p / 2,            (eq-bayes-hamiltonian, eq-bayes-hmc-mass)
+    H(theta, p) = U(theta) + p^T M^-1 p / 2,   (the Hamiltonian, with mass matrix M)
 
 and HMC alternates a fresh Gaussian momentum with a leapfrog trajectory that is accepted
 or rejected by the Metropolis rule on ``exp(-H)`` (Duane et al., 1987; Neal, 2011).
@@ -46,7 +46,7 @@ def _check_step(step: object, C: int) -> float | torch.Tensor:
 
 
 def _check_inv_mass(inv_mass: object, d: int) -> torch.Tensor | float:
-    """The diagonal of ``M^-1``, shape (d,), all entries > 0; ``None`` means unit mass."""
+    """The diagonal of ``M^-1``, shape (d,), entries > 0; ``None`` means unit mass."""
     if inv_mass is None:
         return 1.0
     inv_mass = check_tensor(inv_mass, "inv_mass", shape=(d,), floating=True,
@@ -90,8 +90,8 @@ def leapfrog(
     """``n_steps`` leapfrog steps of Hamiltonian dynamics (eq-bayes-leapfrog).
 
     Each step is a half kick ``p += (eps/2) grad log pi(theta)``, a drift
-    ``theta += eps M^-1 p`` and a second half kick; consecutive half kicks are merged, so
-    ``n_steps`` steps cost ``n_steps + 1`` gradient evaluations.
+    ``theta += eps M^-1 p`` and a second half kick; consecutive half kicks are merged,
+    so ``n_steps`` steps cost ``n_steps + 1`` gradient evaluations.
 
     Args:
         grad_log_prob: gradient of the log target, ``(C, d) -> (C, d)``.
@@ -163,15 +163,16 @@ def hmc(
     thin: int = 1,
     inv_mass: torch.Tensor | None = None,
 ) -> Chain:
-    """Hamiltonian Monte Carlo with a diagonal mass matrix (Duane et al., 1987; Neal, 2011).
+    """Hamiltonian Monte Carlo with a diagonal mass matrix (Duane et al., 1987; Neal,
+    2011).
 
     The acceptance rule is eq-bayes-hmc-accept.
 
-    Each transition draws ``p ~ N(0, M)`` (``N(0, I)`` by default), runs ``n_leapfrog`` leapfrog steps and
-    accepts the end point with probability ``min(1, exp(H(start) - H(end)))``. With
-    ``step_jitter = j`` every chain draws its step uniformly from
-    ``[step (1 - j), step (1 + j)]`` at every transition, as Neal (2011) does to avoid
-    periodic trajectories.
+    Each transition draws ``p ~ N(0, M)`` (``N(0, I)`` by default), runs ``n_leapfrog``
+    leapfrog steps and accepts the end point with probability
+    ``min(1, exp(H(start) - H(end)))``. With ``step_jitter = j`` every chain draws its
+    step uniformly from ``[step (1 - j), step (1 + j)]`` at every transition, as Neal
+    (2011) does to avoid periodic trajectories.
 
     Args:
         log_prob: log target density up to a constant, ``(C, d) -> (C,)``.
@@ -210,7 +211,7 @@ def hmc(
     out = []
     for t in range(1, n_steps + 1):
         p = torch.randn(C, d, generator=generator, dtype=dtype).to(dev)         # (C, d)
-        p = p / m_inv**0.5                                                      # ~ N(0, M)
+        p = p / m_inv**0.5  # ~ N(0, M)
         u = torch.rand(C, generator=generator, dtype=dtype).to(dev)
         eps = step * (1 + step_jitter * (2 * u - 1))                            # (C,)
         theta_new, p_new = leapfrog(

@@ -299,9 +299,9 @@ def effective_sample_size(x: torch.Tensor) -> torch.Tensor:
 
     Antithetic chains (negative ``rho_1``) can give ``tau < 1`` and an ESS above
     ``C T``. The estimate of ``tau`` is clamped from below at ``1 / log10(C T)``, so the
-    ESS is capped at ``C T log10(C T)``: with ``C T = 10^4`` draws, at most 4 times their
-    number. An ESS at the cap means that the estimated ``tau`` fell below the clamp; the
-    cap, not the sampler, then sets the number.
+    ESS is capped at ``C T log10(C T)``: with ``C T = 10^4`` draws, at most 4 times
+    their number. An ESS at the cap means that the estimated ``tau`` fell below the
+    clamp; the cap, not the sampler, then sets the number.
 
     Args:
         x: draws, shape (T,), (T, C) or (T, C, d), at least 4 per chain.

@@ -10,9 +10,9 @@ For an Elman layer (eq-rnn-elman) with a linear read-out y_hat_t = W z_t and the
     delta_t = W^T (y_hat_t - y_t) + U^T (phi'(a_{t+1}) * delta_{t+1}),  delta_{T+1} = 0,
 
 where delta_t = dL/dz_t and a_t = U z_{t-1} + V x_t + b (Werbos 1990). With
-``truncate=k`` each loss term sends its gradient back through at most k steps
-(Williams & Peng 1990's BPTT(k), applied to every term): O(T k) work, against O(T) for
-full BPTT. Running the sequence in chunks of k and detaching the state between chunks is a
+``truncate=k`` each loss term sends its gradient back through at most k steps (Williams
+& Peng 1990's BPTT(k), applied to every term): O(T k) work, against O(T) for full BPTT.
+Running the sequence in chunks of k and detaching the state between chunks is a
 different estimator, their BPTT(k; k).
 
 The Jacobian of one step is J_t = dz_t/dz_{t-1} = diag(phi'(a_t)) U, so
@@ -215,8 +215,8 @@ def cliff_model(params: torch.Tensor, *, T: int = 50, z0: float = 0.5) -> torch.
     z_T = w^T z_0 + b (1 + w + ... + w^(T-1)). For |w| < 1 this is close to b / (1 - w)
     and varies gently; for |w| > 1 it grows like |w|^T, so the loss surface rises as a
     steep wall ("cliff") near |w| = 1, where dz_T/dw is of order T |w|^(T-1). It is a
-    linear simplification of the sigmoid unit x_t = w sigma(x_{t-1}) + b of Pascanu et al.
-    (2013, Section 2.3).
+    linear simplification of the sigmoid unit x_t = w sigma(x_{t-1}) + b of Pascanu et
+    al. (2013, Section 2.3).
 
     Args:
         params: (2,) tensor (w, b), or (..., 2) for many parameter pairs at once.

@@ -408,8 +408,9 @@ def mingru(
     (rem-rnn-lru-mingru).
 
     The gate sigma(g_t) depends on the input only, never on z_{t-1}, so the recurrence
-    is linear in z and runs as a scan. (A common slip calls this recurrence, with sigma and
-    1 - sigma swapped, an "LRU"; Orvieto et al.'s LRU is time-invariant and has no gate.)
+    is linear in z and runs as a scan. (A common slip calls this recurrence, with sigma
+    and 1 - sigma swapped, an "LRU"; Orvieto et al.'s LRU is time-invariant and has no
+    gate.)
 
     Args:
         h_tilde: candidate states, (..., T, N).

@@ -18,7 +18,8 @@ with delta_t = softplus(W_delta x_t + b), B_t = W_B x_t and C_t = W_C x_t if
 ``selective``, and delta, B, C fixed parameters otherwise (an S4D-like time-invariant
 layer). Every other part of the network (embedding, gating, residual, read-out) is the
 same in the two models. Two departures from Mamba's block: no short causal convolution
-before the SSM, and a full-rank d x d projection W_delta where Mamba uses a low-rank one.
+before the SSM, and a full-rank d x d projection W_delta where Mamba uses a low-rank
+one.
 """
 
 from __future__ import annotations

@@ -243,16 +243,17 @@ def dirichlet_energy(X: torch.Tensor, A_hat: torch.Tensor) -> float:
     """``E(X) = tr(X^T (I - A_hat) X)``, the smoothness of node features (eq.
     ``eq-sym-dirichlet``), summed over edges.
 
-    For the renormalised coupling ``A_hat = D^{-1/2} (A + I) D^{-1/2}`` the energy is the
-    edge sum ``(1/2) sum_ij (A + I)_ij ||x_i / sqrt(d_i) - x_j / sqrt(d_j)||^2``, a sum of
-    non-negative terms. We compute that form: the algebraically equal
+    For the renormalised coupling ``A_hat = D^{-1/2} (A + I) D^{-1/2}`` the energy is
+    the edge sum ``(1/2) sum_ij (A + I)_ij ||x_i / sqrt(d_i) - x_j / sqrt(d_j)||^2``, a
+    sum of non-negative terms. We compute that form: the algebraically equal
     ``||X||^2 - <X, A_hat X>`` subtracts two nearly equal numbers once X is close to the
-    fixed point, and loses every digit after about 80 propagation steps on a 30-node graph.
-    The degrees are read off the diagonal, ``A_hat_ii = 1 / d_i``.
+    fixed point, and loses every digit after about 80 propagation steps on a 30-node
+    graph. The degrees are read off the diagonal, ``A_hat_ii = 1 / d_i``.
 
     Args:
         X: node features, (n, d).
-        A_hat: the GCN coupling, as :func:`normalized_adjacency` with self-loops, (n, n).
+        A_hat: the GCN coupling, as :func:`normalized_adjacency` with self-loops,
+            (n, n).
 
     Returns:
         The energy, >= 0.
@@ -272,14 +273,16 @@ def dirichlet_energy(X: torch.Tensor, A_hat: torch.Tensor) -> float:
     if not bool((diag > 0).all()):
         raise ValueError(
             "A_hat must be a renormalised GCN coupling normalized_adjacency(A) with "
-            f"positive diagonal 1/d_i; got smallest diagonal entry {diag.min().item():.3g}"
+            "positive diagonal 1/d_i; got smallest diagonal entry "
+            f"{diag.min().item():.3g}"
         )
     u = diag.rsqrt()  # sqrt(d_i), (n,)
     resid = (A_hat @ u - u).abs().max().item()
     if resid > 1e-8 * u.abs().max().item():
         raise ValueError(
             "A_hat must be a renormalised GCN coupling D^{-1/2}(A + I)D^{-1/2}, whose "
-            f"eigenvector sqrt(d) has eigenvalue 1; got |A_hat sqrt(d) - sqrt(d)| = {resid:.3g}"
+            "eigenvector sqrt(d) has eigenvalue 1; got |A_hat sqrt(d) - sqrt(d)| = "
+            f"{resid:.3g}"
         )
     i, j = torch.nonzero(torch.triu(A_hat, diagonal=1), as_tuple=True)  # edges i < j
     Y = X / u[:, None]  # x_i / sqrt(d_i), (n, d)

@@ -1,0 +1,65 @@
+"""The strict build, from the execution cache that nbval filled: no warnings, nothing run twice.
+
+These tests carry the marker `book`: `make test` runs them after nbval has executed every
+notebook (stage 1), so the build must find every notebook in the cache and execute none.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+
+import pytest
+
+from conftest import ROOT, toc_files, toc_notebooks
+from book import build as _build
+
+IN_MAKE_TEST = bool(os.environ.get("FLT_RUN_ID"))
+
+
+@pytest.fixture(scope="module")
+def build_log() -> str:
+    proc = _build.build(fresh=True)
+    return proc.stdout + proc.stderr
+
+
+@pytest.mark.book
+def test_strict_build_has_no_warnings(build_log):
+    warnings = [line for line in build_log.splitlines() if re.search(r"WARNING: |ERROR: |CRITICAL: ", line)]
+    assert "build succeeded" in build_log and not warnings, (
+        "strict build failed:\n" + "\n".join(warnings[:40]) + "\n" + build_log[-3000:]
+    )
+    html = ROOT / "_build" / "html"
+    for page in toc_files():
+        out = html / f"{page}.html"
+        assert out.exists(), f"no HTML for {page}"
+        assert "Traceback (most recent call last)" not in out.read_text(encoding="utf-8"), f"{page}: a cell raised"
+    times = (html / "chapters" / "execution_times.html").read_text(encoding="utf-8")
+    for nb in toc_notebooks():
+        page = nb.relative_to(ROOT).with_suffix("").as_posix()
+        assert page in times, f"{page} missing from the execution-times table"
+
+
+@pytest.mark.book
+@pytest.mark.skipif(not IN_MAKE_TEST, reason="only meaningful after stage 1 of `make test`")
+def test_build_executed_no_notebook(build_log):
+    executed = re.findall(r"(\S+\.ipynb): Executing notebook", build_log)
+    cached = re.findall(r"(\S+\.ipynb): Using cached notebook", build_log)
+    assert not executed, f"the build executed notebooks that nbval had run: {executed}"
+    assert len(cached) == len(toc_notebooks()), (
+        f"{len(cached)} notebooks came from the cache, expected all {len(toc_notebooks())}"
+    )
+
+
+@pytest.mark.book
+@pytest.mark.skipif(not IN_MAKE_TEST, reason="only meaningful after stage 1 of `make test`")
+def test_each_notebook_executed_once_in_this_run(build_log):
+    run = os.environ["FLT_RUN_ID"]
+    rows = [r for r in _build.read_log() if r["run"] == run and r["by"] in ("nbval", "executor")]
+    counts = Counter(r["notebook"] for r in rows)
+    expected = {nb.relative_to(ROOT).as_posix() for nb in toc_notebooks()}
+    missing = sorted(expected - set(counts))
+    twice = sorted(nb for nb, k in counts.items() if k > 1)
+    assert not missing, f"not executed by nbval in this run: {missing}"
+    assert not twice, f"executed more than once in this run: {twice}"
