@@ -32,11 +32,15 @@ eagerly).
 __all__ = [
     "cnn",
     "conv",
+    "egnn",
     "gnn",
+    "graph_transformer",
     "graphs",
+    "group_conv",
     "groups",
     "orthogonal",
     "sets",
     "spectral",
+    "steerable",
     "train",
 ]
