@@ -57,7 +57,7 @@ def _header_buttons(
 
 
 def _root_index_favicon(app: Any, exc: Exception | None) -> None:
-    """Name the favicon in the root redirect page (after sphinx-external-toc wrote it)."""
+    """Name the favicon in the root redirect page (which sphinx-external-toc wrote)."""
     if exc is not None or app.builder.format != "html":
         return
     index = Path(app.outdir) / "index.html"

@@ -6,9 +6,9 @@ Two doctree transforms that run for the LaTeX builder only (the website is uncha
   ``l`` columns (one line per cell, as wide as its longest entry) once it has more than
   30 rows (a ``longtable``), so the index of statements and Chapter 7's notation table
   ran 139-261 pt into the margin. Every table gets column widths, proportional to the
-  length of its columns' text (within bounds), and the class ``colwidths-given``, which
-  makes Sphinx write ``\\X{w}{total}`` columns: paragraphs that wrap within a fixed share
-  of the line width.
+  length of its columns' text (within bounds), and the class ``colwidths-given``,
+  which makes Sphinx write ``\\X{w}{total}`` columns: paragraphs that wrap within a
+  fixed share of the line width.
 - **Proofs read "Proof." in the body's style.** sphinx-proof writes a proof as an
   untitled admonition, which LaTeX draws as a box with an empty coloured title bar. A
   proof becomes plain paragraphs that start with an italic *Proof.* and end with a

@@ -202,15 +202,16 @@ def _relinked(parts: list[Any], docname: str) -> list[Any]:
     ``docname``, the page that shows the index.
 
     A citation in a statement's title is a ``pending_xref`` whose ``refdoc`` names the
-    statement's page, and Sphinx resolves it relative to that page: copied as it was, a
-    citation of Theorem 7.9 linked ``../bibliography.html#id65`` from an index one folder
-    higher, a page that does not exist.
+    statement's page, and Sphinx resolves it relative to that page: copied as it was,
+    a citation of Theorem 7.9 linked ``../bibliography.html#id65`` from an index one
+    folder higher, a page that does not exist.
     """
     from sphinx.addnodes import pending_xref
 
     for part in parts:
-        for ref in part.findall(pending_xref) if isinstance(part, nodes.Element) else ():
-            ref["refdoc"] = docname
+        if isinstance(part, nodes.Element):
+            for ref in part.findall(pending_xref):
+                ref["refdoc"] = docname
     return parts
 
 
