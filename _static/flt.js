@@ -115,14 +115,15 @@ window.Scorer = {
 };
 
 // Snippets: Sphinx takes a result's text from the page's [role="main"], which in this theme
-// also holds the header's buttons (".pdf", ".ipynb") and the page's own contents list. Drop
+// also holds the header's buttons (".pdf", ".ipynb") and the page's own contents list (the
+// print-only "Contents", .onlyprint). Drop
 // them before the snippet is cut.
 (function () {
   "use strict";
   var DROP = [
     ".headerlink", "script", "style", ".bd-header-article", ".header-article-items",
     ".bd-sidebar-secondary", ".bd-toc", ".onthispage", ".prev-next-area",
-    ".bd-footer-article", "button", ".dropdown-menu",
+    ".bd-footer-article", "button", ".dropdown-menu", ".onlyprint", ".bd-footer-content",
   ].join(", ");
   function patch() {
     if (typeof Search === "undefined" || Search._fltPatched) return;
