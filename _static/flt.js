@@ -116,8 +116,7 @@ window.Scorer = {
 
 // Snippets: Sphinx takes a result's text from the page's [role="main"], which in this theme
 // also holds the header's buttons (".pdf", ".ipynb") and the page's own contents list (the
-// print-only "Contents", .onlyprint). Drop
-// them before the snippet is cut.
+// print-only "Contents", .onlyprint). Drop them before the snippet is cut.
 (function () {
   "use strict";
   var DROP = [
