@@ -24,7 +24,7 @@ from conftest import ROOT
 
 FULL = Path(os.environ.get("FLT_SITE", ROOT / "_build" / "html")).resolve()
 STUDENT = ROOT / "_build" / "student" / "html"
-SKIP_DIRS = {"mathjax", "_sources"}  # MathJax's own files; notebooks served as sources
+SKIP_DIRS = {"mathjax", "_sources", "_static"}  # MathJax, sources, theme templates
 # The header's button links the book's PDF in the site's root; `make pdf` puts it there.
 PDF = "book.pdf"
 
