@@ -90,14 +90,14 @@ EXECUTED ?= _build/.jupyter_cache
 ## when it exists (after `make book`), else the site shows code without outputs.
 student: $(STAMP)
 	$(PY) -m book.notebook student-book _build/student/book --executed $(EXECUTED)
-	rm -rf _build/student/html _build/student/site
+	@rm -rf _build/student/html _build/student/site
 	@# jupyter-book's own message names its output folder, which is moved right after:
 	@# its output goes to a log, shown only when the build fails.
 	@mkdir -p _build/student
 	@$(JB) build -W -n --keep-going --path-output _build/student/site _build/student/book \
 	  > _build/student/build.log 2>&1 \
 	  || { cat _build/student/build.log; echo "student build failed (log: _build/student/build.log)"; exit 1; }
-	mv _build/student/site/_build/html _build/student/html
+	@mv _build/student/site/_build/html _build/student/html
 	@echo "student edition: notebooks in _build/student/book/chapters, website in _build/student/html"
 
 ## Reader notebooks for Colab and JupyterLab, from the execution cache (run `make book` first;
