@@ -5,8 +5,9 @@ Two doctree transforms that run for the LaTeX builder only (the website is uncha
 - **Tables fit the text width.** Sphinx sets a table without explicit column widths in
   ``l`` columns (one line per cell, as wide as its longest entry) once it has more than
   30 rows (a ``longtable``), so the index of statements and Chapter 7's notation table
-  ran 139-261 pt into the margin. Every table gets column widths, proportional to the
-  length of its columns' text (within bounds), and the class ``colwidths-given``,
+  ran 139-261 pt into the margin. Every table gets column widths: its longest word, and
+  a share of the rest of the line by the length of its text, and the class
+  ``colwidths-given``,
   which makes Sphinx write ``\\X{w}{total}`` columns: paragraphs that wrap within a
   fixed share of the line width.
 - **Proofs read "Proof." in the body's style.** sphinx-proof writes a proof as an
@@ -24,32 +25,59 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 __all__ = ["TablesFitTheLine", "PlainProofs", "column_widths", "setup"]
 
-# A column's share of the line: at least MIN_SHARE of the widest, and its text length
-# counted up to MAX_CHARS characters (a long cell wraps anyway).
-MIN_CHARS = 6
+# Column widths in characters of body text: a column gets at least its longest word
+# (which LaTeX cannot break; inline code counts 1.25 times: its letters are wider), and
+# the rest of the line in proportion to its longest entry, counted up to MAX_CHARS.
+MIN_CHARS = 4
 MAX_CHARS = 60
+LINE_CHARS = 80  # about what fits the 453 pt text block in a table's 9-10 pt type
+CODE_WIDTH = 1.25
 
 
-def column_widths(rows: list[list[str]]) -> list[int]:
+def column_widths(
+    rows: list[list[str]], words: list[list[float]] | None = None
+) -> list[int]:
     """Relative column widths for a table from the text of its cells.
 
-    Each column's width is the length of its longest entry, clipped to
-    [``MIN_CHARS``, ``MAX_CHARS``] characters, so that a column of short numbers is not
-    squeezed into nothing and one long cell does not take the whole line.
+    Each column gets at least its longest unbreakable word (``words``: the width of each
+    cell's longest word, in characters; measured from ``rows`` when not given) plus two,
+    so that LaTeX never has to push a word into the next column, and the rest of the
+    line (``LINE_CHARS``) in proportion to the length of the column's longest entry,
+    clipped to ``MAX_CHARS``.
 
     Args:
         rows: the cells' text, one list per row (rows may be shorter than the widest).
+        words: the longest word of each cell, in characters, the same shape as ``rows``.
 
     Returns:
         One positive integer per column (as many as the longest row has cells).
     """
     ncols = max((len(r) for r in rows), default=0)
-    widths = [MIN_CHARS] * ncols
-    for row in rows:
-        for j, text in enumerate(row):
+    if words is None:
+        words = [[max((len(w) for w in t.split()), default=0) for t in r] for r in rows]
+    need = [float(MIN_CHARS)] * ncols
+    want = [float(MIN_CHARS)] * ncols
+    for row, row_words in zip(rows, words):
+        for j, (text, word) in enumerate(zip(row, row_words)):
             longest = max((len(line) for line in text.splitlines()), default=0)
-            widths[j] = max(widths[j], min(longest, MAX_CHARS))
-    return widths
+            need[j] = max(need[j], word + 2)
+            want[j] = max(want[j], min(longest, MAX_CHARS))
+    want = [max(w, n) for w, n in zip(want, need)]
+    if sum(want) > LINE_CHARS and sum(need) < LINE_CHARS:
+        room = LINE_CHARS - sum(need)
+        extra = [w - n for w, n in zip(want, need)]
+        want = [n + room * e / sum(extra) for n, e in zip(need, extra)]
+    return [max(1, round(w)) for w in want]
+
+
+def _longest_word(entry: nodes.Element) -> float:
+    """The widest unbreakable word of a table cell, in characters of body text."""
+    best = 0.0
+    for text in entry.findall(nodes.Text):
+        scale = CODE_WIDTH if isinstance(text.parent, nodes.literal) else 1.0
+        for word in text.astext().split():
+            best = max(best, len(word) * scale)
+    return best
 
 
 class TablesFitTheLine(SphinxPostTransform):
@@ -66,17 +94,18 @@ class TablesFitTheLine(SphinxPostTransform):
             if tgroup is None:
                 continue
             colspecs = [c for c in tgroup.children if isinstance(c, nodes.colspec)]
-            rows = [
-                [entry.astext() for entry in row.findall(nodes.entry)]
-                for row in tgroup.findall(nodes.row)
+            entries = [
+                list(row.findall(nodes.entry)) for row in tgroup.findall(nodes.row)
             ]
+            rows = [[entry.astext() for entry in row] for row in entries]
+            words = [[_longest_word(entry) for entry in row] for row in entries]
             if not colspecs or any(
                 e.get("morecols") for e in tgroup.findall(nodes.entry)
             ):
                 continue
             # The book's own tables set their widths on purpose (book.ext.tables).
             if not any(c.startswith("flt-") for c in table["classes"]):
-                for colspec, width in zip(colspecs, column_widths(rows)):
+                for colspec, width in zip(colspecs, column_widths(rows, words)):
                     colspec["colwidth"] = width
             table["classes"].append("colwidths-given")
 

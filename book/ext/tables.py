@@ -84,8 +84,10 @@ def _exec_table(app: Any, env: Any, docname: str) -> Any:
         link += nodes.inline(text=number + title)
         para = nodes.paragraph()
         para += link
-        source = env.doc2path(doc, False)  # the notebook, for whoever edits it
-        para += nodes.inline(text=str(source), classes=["flt-exec-path"])
+        if not latex:  # the notebook, for whoever edits it (in the PDF, an unbreakable
+            # path that ran 60-110 pt into the margin)
+            source = env.doc2path(doc, False)
+            para += nodes.inline(text=str(source), classes=["flt-exec-path"])
         runtime = info.get("runtime")
         if runtime is not None:
             times.append(runtime)
