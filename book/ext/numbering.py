@@ -110,7 +110,11 @@ def number_parts_like_the_website(tex: str, parts: dict[str, str]) -> str:
     switch = {
         "unnumbered": r"\setcounter{secnumdepth}{-2}",
         "numbered": r"\setcounter{secnumdepth}{2}",
-        "appendix": r"\appendix\setcounter{secnumdepth}{2}",
+        # Sphinx numbers figures, tables and listings "\arabic{chapter}.n": in the
+        # appendix they would read "Figure 1.2" where the website has "Figure A.2".
+        "appendix": r"\appendix\setcounter{secnumdepth}{2}"
+        r"\makeatletter\def\spx@preAthefigure{\ifnum\c@chapter>\z@\thechapter.}"
+        r"\makeatother",
     }
     for caption, kind in parts.items():
         escaped = caption.replace("-", r"\sphinxhyphen{}")

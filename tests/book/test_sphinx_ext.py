@@ -157,3 +157,53 @@ def test_latex_column_widths():
     assert sum(widths) <= LINE_CHARS + 1 and widths[2] >= len("Chapter") + 2
     assert widths[0] == widths[1]
     assert column_widths([]) == []
+
+
+
+def test_tex_for_char():
+    assert latex.tex_for_char("≤") == r"\ensuremath{\le}"
+    assert latex.tex_for_char("γ") == r"\ensuremath{\gamma}"
+    assert latex.tex_for_char("Ω") == r"\ensuremath{\Omega}"
+    assert latex.tex_for_char("ς") == r"\ensuremath{\sigma}"
+    assert latex.tex_for_char("₃") == r"\ensuremath{_{3}}"
+    assert latex.tex_for_char("Α") is None  # capital alpha: no macro, LaTeX shows "?"
+    assert latex.tex_for_char("☃") is None
+
+
+def test_number_parts_like_the_website():
+    tex = "\\part{Front matter}\n\\part{Chapters}\n\\part{Appendix}\n\\part{Back matter}"
+    out = numbering.number_parts_like_the_website(tex, {
+        "Front matter": "unnumbered", "Chapters": "numbered", "Appendix": "appendix",
+        "Back matter": "unnumbered"})
+    assert out.splitlines() == [
+        r"\setcounter{secnumdepth}{-2}", r"\part{Front matter}",
+        r"\setcounter{secnumdepth}{2}", r"\part{Chapters}",
+        r"\appendix\setcounter{secnumdepth}{2}\makeatletter"
+        r"\def\spx@preAthefigure{\ifnum\c@chapter>\z@\thechapter.}\makeatother",
+        r"\part{Appendix}",
+        r"\setcounter{secnumdepth}{-2}", r"\part{Back matter}",
+    ]
+
+
+def test_author_year_label():
+    from pybtex.database import Entry, Person
+
+    def entry(*authors, year="2020"):
+        e = Entry("article", fields={"year": year, "title": "T"})
+        e.persons["author"] = [Person(a) for a in authors]
+        return e
+
+    assert bibliography.author_year_label(entry("Hopfield, John", year="1982")) == "Hopfield, 1982"
+    assert bibliography.author_year_label(entry("Krotov, D", "Hopfield, J")) == "Krotov and Hopfield, 2020"
+    assert bibliography.author_year_label(entry("Jacot, A", "Gabriel, F", "Hongler, C")) == "Jacot et al., 2020"
+    assert bibliography.author_year_label(entry("van der Maaten, L")) == "van der Maaten, 2020"
+
+
+def test_pdf_links_to_exercises_use_sphinx_exercise_labels():
+    from book.upstream.sphinx_exercise_links import exercise_links
+
+    tex = (r"{\hyperref[\detokenize{chapters/a/b:ex-one}]{\sphinxcrossref{X}}} "
+           r"{\hyperref[\detokenize{chapters/a/b:thm-two}]{Y}} \phantomsection \label{exercise:ex-one}")
+    out = exercise_links(tex)
+    assert r"\hyperref[exercise:ex-one]" in out, "a link to an exercise must use its label"
+    assert r"\hyperref[\detokenize{chapters/a/b:thm-two}]" in out, "other links stay as they are"
