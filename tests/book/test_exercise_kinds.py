@@ -205,3 +205,16 @@ def test_the_checks_can_fail():
     ]
     bad = {e["label"] for e in exs if kind_problems(e)}
     assert bad == {"ex-none", "ex-two", "ex-graded-bad", "ex-project-bad"}, bad
+
+
+def test_course_guide_lists_every_project():
+    """The course guide promises projects; it must point at every one of them."""
+    guide = (ROOT / "chapters" / "course_guide.md").read_text(encoding="utf-8")
+    projects = [
+        ex["label"]
+        for path in NOTEBOOKS
+        for ex in exercises(_load(path))
+        if ex["kind"] == PROJECT
+    ]
+    missing = [label for label in projects if f"<{label}>`" not in guide]
+    assert not missing, f"projects not listed in chapters/course_guide.md: {missing}"
