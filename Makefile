@@ -77,7 +77,7 @@ clean:
 	rm -rf _build .pytest_cache .hypothesis
 
 # ---- The website and the student edition as readers and teachers meet them (issue 16) --------
-.PHONY: student lab browser-test pdf release-check
+.PHONY: student lab browser-test pdf release-check jupyter jupyterlab-test
 
 JB := $(VENV)/bin/jupyter-book
 # Executed notebooks whose outputs the student website shows (cells are matched by id and
@@ -95,13 +95,33 @@ student: $(STAMP)
 	mv _build/student/site/_build/html _build/student/html
 	@echo "student edition: notebooks in _build/student/book/chapters, website in _build/student/html"
 
-## Open the chapters in JupyterLab (pinned in requirements.txt), with .venv's kernel, which
-## imports flt_lib from this checkout. Extra options: make lab LAB_ARGS="--no-browser --port=8899"
-## (As root, e.g. in a container, Jupyter refuses to start without --allow-root.)
+## Reader notebooks for Colab and JupyterLab, from the execution cache (run `make book` first;
+## nothing is executed): _build/jupyter/<chapter>/<section>.ipynb, and the student edition in
+## _build/student/jupyter/. Plain Markdown and LaTeX, numbers and links as on the website,
+## solutions collapsed (absent for students), setup cell pinned to this commit (book/jupyter.py).
+jupyter: $(STAMP)
+	$(PY) -m book.jupyter
+
+## Open the reader notebooks (_build/jupyter, as Colab shows them) in JupyterLab (pinned in
+## requirements.txt), with .venv's kernel, which imports flt_lib from this checkout. To edit the
+## book, open the sources instead: make lab LAB_DIR=chapters. Extra options:
+## make lab LAB_ARGS="--no-browser --port=8899" (as root Jupyter also wants --allow-root).
 LAB_ARGS ?=
+LAB_DIR ?= _build/jupyter
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=chapters \
+	@dir=$(LAB_DIR); if [ ! -d "$$dir" ]; then \
+	  echo "no $$dir yet (make book && make jupyter writes it): opening the sources, chapters/"; \
+	  dir=chapters; fi; \
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$$dir \
 	  $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+
+## One generated notebook in JupyterLab in headless Chromium: no directive text visible, a
+## solution collapsed; screenshots _build/screenshots/jupyterlab-*.png (after make jupyter).
+jupyterlab-test: $(STAMP)
+	@test -x /usr/bin/chromium || { echo "jupyterlab-test needs Chromium: apt-get install -y chromium"; exit 1; }
+	@test -d _build/jupyter || { echo "no generated notebooks: run make book && make jupyter first"; exit 1; }
+	@$(PY) -c "import playwright" 2>/dev/null || $(PY) -m pip install --quiet "$(PLAYWRIGHT)"
+	FLT_BROWSER_TEST=1 $(PY) -m pytest -q tests/book/test_jupyterlab_browser.py
 
 ## The built website in Chromium at 1280 and 390 px (needs `apt-get install -y chromium`;
 ## installs the pinned playwright into .venv on first use). Screenshots: _build/screenshots/.
@@ -111,6 +131,8 @@ browser-test: $(STAMP)
 	@test -f _build/html/index.html || { echo "no built site: run make book first"; exit 1; }
 	@$(PY) -c "import playwright" 2>/dev/null || $(PY) -m pip install --quiet "$(PLAYWRIGHT)"
 	FLT_BROWSER_TEST=1 $(PY) -m pytest -q tests/book/test_site_browser.py
+	@if [ -d _build/jupyter ]; then FLT_BROWSER_TEST=1 $(PY) -m pytest -q tests/book/test_jupyterlab_browser.py; \
+	  else echo "no _build/jupyter: the JupyterLab check is skipped (make jupyter first)"; fi
 
 ## The whole book as a PDF through LaTeX: _build/latex/book.pdf (needs Debian's
 ## texlive-latex-extra, latexmk and, for the test, poppler-utils; see README).

@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from book import ROOT
+from book.student_site import FULL_ONLY, student_intro, student_toc
 
 SETUP_TAG = "setup"  # marks the setup cell
 SOLUTION_TAG = "solution"  # marks code cells that belong to an exercise's solution
@@ -382,6 +383,14 @@ def student_book(
         shutil.copy2(root / name, out_dir / name)
     if (root / "_static").is_dir():
         shutil.copytree(root / "_static", out_dir / "_static")
+    # the course guide is for instructors; the home page promises no Colab button and no
+    # collapsed solutions (book/student_site.py)
+    toc = out_dir / "_toc.yml"
+    toc.write_text(student_toc(toc.read_text(encoding="utf-8")), encoding="utf-8")
+    for page in FULL_ONLY:
+        (out_dir / f"{page}.md").unlink(missing_ok=True)
+    intro = out_dir / "chapters" / "intro.md"
+    intro.write_text(student_intro(intro.read_text(encoding="utf-8")), encoding="utf-8")
     config = read_config(root)
     config["title"] = f"{config['title']} (student edition)"
     config.setdefault("execute", {})["execute_notebooks"] = "off"

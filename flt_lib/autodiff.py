@@ -213,7 +213,7 @@ class Value:
         self.grad = 1.0  # d(self)/d(self)
         flops = 0
         for node in reversed(order):  # every child before its parents
-            flops += node._backward()  # eq-bp-adjoint, one node at a time
+            flops += node._backward()  # the adjoint recursion, one node at a time
         return flops
 
 

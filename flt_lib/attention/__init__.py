@@ -29,3 +29,22 @@ Import the modules directly, e.g. ``from flt_lib.attention import scoring``:
 
 Nothing heavy is imported here: each module loads on first use.
 """
+
+__all__ = [
+    "bert",
+    "block",
+    "bpe",
+    "circuits",
+    "cost",
+    "encoder",
+    "flash",
+    "gpt",
+    "icl",
+    "multi_head",
+    "positions",
+    "sampling",
+    "scoring",
+    "seq2seq",
+    "train",
+    "vit",
+]

@@ -103,6 +103,10 @@ def mask_tokens(
     vocab = check_int(vocab, "vocab", min_value=1)
     protect = check_int(protect, "protect", min_value=0, max_value=tokens.shape[1])
     check_generator(generator)
+    return _mask_tokens(tokens, rule, vocab, generator, protect)
+
+
+def _mask_tokens(tokens, rule, vocab, generator, protect):
     u = torch.rand(tokens.shape, generator=generator)  # who is selected
     r = torch.rand(tokens.shape, generator=generator)  # what happens to the selected
     rnd = torch.randint(0, vocab, tokens.shape, generator=generator)
@@ -203,6 +207,10 @@ def neighbour_posterior(P: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
     Returns:
         Probabilities, shape (B, T, V), float64.
     """
+    return _neighbour_posterior(P, tokens)
+
+
+def _neighbour_posterior(P, tokens):
     P = check_tensor(P, "P", ndim=2, floating=True, shape_doc="(V, V)").double()
     check_tensor(tokens, "tokens", ndim=2, shape_doc="(B, T) token ids")
     if tokens.shape[1] < 2:
@@ -252,6 +260,10 @@ def corrupted_posterior(
     Returns:
         Probabilities, shape (B, T, V), float64.
     """
+    return _corrupted_posterior(chains, inputs, rule, vocab)
+
+
+def _corrupted_posterior(chains, inputs, rule, vocab):
     chains = check_tensor(chains, "chains", ndim=3, floating=True,
                           shape_doc="(K, V, V)").double().cpu()
     vocab = check_int(vocab, "vocab", min_value=2)

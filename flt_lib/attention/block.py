@@ -152,9 +152,17 @@ class TransformerBlock(nn.Module):
         """Sublayer ``i`` around ``f``: ``x + f(LN(x))`` (pre), ``LN(x + f(x))`` (post)
         or ``x + f(x)`` (none); without the skip, ``f(LN(x))``, ``LN(f(x))`` or
         ``f(x)``."""
-        if self.norm == "pre":
-            return x + f(self.norms[i](x)) if self.skip else f(self.norms[i](x))
-        y = x + f(x) if self.skip else f(x)
+        return self.write(i, x, f(self.read(i, x)))
+
+    def read(self, i: int, x: torch.Tensor) -> torch.Tensor:
+        """What sublayer ``i`` reads from the stream ``x``: ``LN(x)`` (Pre-LN) or
+        ``x``."""
+        return self.norms[i](x) if self.norm == "pre" else x
+
+    def write(self, i: int, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """How sublayer ``i``'s output ``y`` rejoins the stream ``x``: ``x + y`` (or
+        ``y`` without the skip), then ``LN`` in a Post-LN block."""
+        y = x + y if self.skip else y
         return self.norms[i](y) if self.norm == "post" else y
 
     def forward(
@@ -187,24 +195,19 @@ class TransformerBlock(nn.Module):
                 "memory must be given exactly when the block has cross-attention "
                 "(cross=True)"
             )
-        weights = {}
+        return self._forward(x, mask, memory, memory_mask, bias)
 
-        def self_attn(h: torch.Tensor) -> torch.Tensor:
-            out, weights["self"] = self.self_attn(h, mask=mask, bias=bias)
-            return out
-
-        def cross_attn(h: torch.Tensor) -> torch.Tensor:
-            out, weights["cross"] = self.cross_attn(h, memory, mask=memory_mask)
-            return out
-
-        x = self.sublayer(0, x, self_attn)
-        if self.cross_attn is not None:
-            x = self.sublayer(1, x, cross_attn)
-        if self.ffn is not None:
-            x = self.sublayer(1 + (self.cross_attn is not None), x, self.ffn)
-        return BlockOutput(
-            x=x, self_weights=weights["self"], cross_weights=weights.get("cross")
-        )
+    def _forward(self, x, mask, memory, memory_mask, bias):
+        # Pre-LN: x <- x + f(LN(x));  Post-LN: x <- LN(x + f(x));  x: (B, T, d_model)
+        a, A_self = self.self_attn(self.read(0, x), mask=mask, bias=bias)  # f = MHA
+        x = self.write(0, x, a)
+        A_cross, i = None, 1
+        if self.cross_attn is not None:                        # f = cross-attention
+            c, A_cross = self.cross_attn(self.read(1, x), memory, mask=memory_mask)
+            x, i = self.write(1, x, c), 2
+        if self.ffn is not None:                               # f = FFN
+            x = self.write(i, x, self.ffn(self.read(i, x)))
+        return BlockOutput(x=x, self_weights=A_self, cross_weights=A_cross)
 
 
 def random_attention_weights(n_layers: int, d: int, *, generator: torch.Generator,
@@ -282,6 +285,10 @@ def pure_attention_stack(
         ``X``.
     """
     X = check_tensor(X, "X", ndim=2, floating=True, shape_doc="(n, d)")
+    return _pure_attention_stack(X, weights, skip)
+
+
+def _pure_attention_stack(X, weights, skip):
     d = X.shape[1]
     weights = check_tensor(
         weights,

@@ -49,6 +49,10 @@ def induction_data(
     T = check_int(T, "T", min_value=3)
     vocab = check_int(vocab, "vocab", min_value=2)
     check_generator(generator)
+    return _induction_data(B, T, vocab, generator)
+
+
+def _induction_data(B, T, vocab, generator):
     a = torch.randint(0, vocab, (B, 1), generator=generator)
     r = torch.randint(0, vocab - 1, (B, T), generator=generator)
     x = r + (r >= a).long()  # uniform on the symbols other than A
@@ -104,6 +108,10 @@ def quadratic_position_scores(
         shifts, "shifts", ndim=2, shape=(None, 2), shape_doc="(n_heads, 2)"
     )
     alpha = check_real(alpha, "alpha", min_value=0.0, strict_min=True)
+    return _quadratic_position_scores(offsets, shifts, alpha)
+
+
+def _quadratic_position_scores(offsets, shifts, alpha):
     diff = offsets[None].double() - shifts[:, None, None, :].double()  # (h, N, N, 2)
     return -alpha * (diff**2).sum(-1)
 
@@ -132,6 +140,10 @@ def conv_as_attention(
     image = check_tensor(
         image, "image", ndim=3, floating=True, shape_doc="(C_in, H, W)"
     )
+    return _conv_as_attention(image, kernel, alpha)
+
+
+def _conv_as_attention(image, kernel, alpha):
     C_in, H, W = image.shape
     kernel = check_tensor(
         kernel,

@@ -62,6 +62,10 @@ def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
     """
     x = check_tensor(x, "x", ndim=3, shape_doc="(B, T, h d_k)")
     n_heads = check_int(n_heads, "n_heads", min_value=1)
+    return _split_heads(x, n_heads)
+
+
+def _split_heads(x, n_heads):
     B, T, width = x.shape
     if width % n_heads:
         raise ValueError(

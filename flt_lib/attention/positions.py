@@ -66,6 +66,10 @@ def sinusoidal_encoding(
         The encoding matrix ``P``, shape (T, d); row ``t`` is ``p_t``.
     """
     T = check_int(T, "T", min_value=1)
+    return _sinusoidal_encoding(T, d, base, dtype)
+
+
+def _sinusoidal_encoding(T, d, base, dtype):
     # (T, d/2)
     angles = torch.arange(T, dtype=torch.float64)[:, None] * frequencies(d, base=base)
     # (T, d) interleaved
@@ -103,6 +107,10 @@ def relative_rotation(k: int, d: int, *, base: float = 10000.0) -> torch.Tensor:
         ``R_k``, shape (d, d), float64 and orthogonal.
     """
     k = check_int(k, "k")
+    return _relative_rotation(k, d, base)
+
+
+def _relative_rotation(k, d, base):
     # (d/2,)
     c, s = (k * frequencies(d, base=base)).cos(), (k * frequencies(d, base=base)).sin()
     # (d/2, 2, 2)
@@ -129,6 +137,10 @@ def rotary(x: torch.Tensor, *, base: float = 10000.0, offset: int = 0) -> torch.
     x = check_tensor(x, "x", floating=True)
     if x.ndim < 2:
         raise ValueError(f"x must have shape (..., T, d), got {tuple(x.shape)}")
+    return _rotary(x, base, offset)
+
+
+def _rotary(x, base, offset):
     d, T = _check_even(x.shape[-1]), x.shape[-2]
     offset = check_int(offset, "offset", min_value=0)
     t = torch.arange(offset, offset + T, dtype=torch.float64, device=x.device)

@@ -102,20 +102,22 @@ def causal_mask(
     )
 
 
-def _check_mask(mask: object, scores: torch.Tensor) -> torch.Tensor:
+def _check_mask(mask: object, T_q: int, T_k: int) -> torch.Tensor:
+    """Check a mask's type and shape, and, for a mask on the CPU, that no row is all
+    False (such a query would get NaN weights). On an accelerator the row test is
+    skipped: it would read the mask back to the host on every call."""
     mask = check_tensor(mask, "mask")
     if mask.dtype != torch.bool:
         raise TypeError(
             f"mask must be a boolean tensor (True = may attend), got dtype {mask.dtype}"
         )
-    T_q, T_k = scores.shape[-2:]
     if mask.ndim < 2 or mask.shape[-1] != T_k or mask.shape[-2] not in (1, T_q):
         raise ValueError(
             f"mask must have shape (..., T_q, T_k) = (..., {T_q}, {T_k}) "
             f"(or (..., 1, {T_k})), "
             f"got {tuple(mask.shape)}"
         )
-    if not bool(mask.any(dim=-1).all()):
+    if mask.device.type == "cpu" and not bool(mask.any(dim=-1).all()):
         raise ValueError(
             "mask must let every query attend to at least one key; a row is all False"
         )
@@ -147,7 +149,8 @@ def attention_from_scores(
             f"{tuple(scores.shape)}, got {tuple(v.shape)}"
         )
     if mask is not None:
-        scores = scores.masked_fill(~_check_mask(mask, scores), float("-inf"))
+        mask = _check_mask(mask, *scores.shape[-2:])
+        scores = scores.masked_fill(~mask, float("-inf"))
     weights = torch.softmax(scores, dim=-1)  # (..., T_q, T_k)
     return weights @ v, weights  # (..., T_q, d_v)
 
@@ -180,13 +183,33 @@ def attention(
         ``(out, A)``: outputs, shape (..., T_q, d_v), and weights, shape
         (..., T_q, T_k).
     """
-    scores = dot_product_scores(q, k, scale=scale)  # (..., T_q, T_k), a fresh tensor
-    # in place: the product's backward pass does not need its output
+    q, k = _check_qk(q, k)
+    v = check_tensor(v, "v", floating=True)
+    if v.ndim < 2 or v.shape[-2] != k.shape[-2]:
+        raise ValueError(
+            f"v must have shape (..., T_k, d_v) with T_k = {k.shape[-2]} keys, "
+            f"got {tuple(v.shape)}"
+        )
+    if scale is None:
+        scale = 1.0 / math.sqrt(q.shape[-1])
+    else:
+        scale = check_real(scale, "scale", min_value=0.0, strict_min=True)
     if bias is not None:
-        scores += check_tensor(bias, "bias", floating=True)
+        check_tensor(bias, "bias", floating=True)
     if mask is not None:
-        scores.masked_fill_(~_check_mask(mask, scores), float("-inf"))
-    return attention_from_scores(scores, v)
+        _check_mask(mask, q.shape[-2], k.shape[-2])
+    return _attention(q, k, v, mask, scale, bias)
+
+
+def _attention(q, k, v, mask, scale, bias):
+    # q: (..., T_q, d_k), k: (..., T_k, d_k), v: (..., T_k, d_v)
+    scores = (q * scale) @ k.transpose(-2, -1)            # (..., T_q, T_k)
+    if bias is not None:
+        scores += bias                                    # relative positions, ALiBi
+    if mask is not None:
+        scores.masked_fill_(~mask, float("-inf"))         # True = may attend
+    A = torch.softmax(scores, dim=-1)                     # each row sums to one
+    return A @ v, A                                       # (..., T_q, d_v), weights
 
 
 def softmax_jacobian(p: torch.Tensor) -> torch.Tensor:

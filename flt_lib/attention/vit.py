@@ -45,6 +45,10 @@ def patchify(images: torch.Tensor, patch: int) -> torch.Tensor:
     """
     images = check_tensor(images, "images", ndim=4, shape_doc="(B, C, H, W)")
     p = check_int(patch, "patch", min_value=1)
+    return _patchify(images, p)
+
+
+def _patchify(images, p):
     B, C, H, W = images.shape
     if H % p or W % p:
         raise ValueError(f"patch={p} must divide the image size, got H={H}, W={W}")

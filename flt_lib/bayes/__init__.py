@@ -14,7 +14,21 @@ Modules (import them directly, e.g. ``from flt_lib.bayes import mcmc``):
 - ``gp``: kernels, GP regression and the log marginal likelihood (A.5);
 - ``nngp``: arc-cosine kernels and the NNGP of wide ReLU networks (A.6);
 - ``bnn``: the posterior of a one-hidden-layer network and its symmetries (A.7);
-- ``adaptation``: HMC warm-up, dual averaging of the step and a diagonal mass matrix (A.7);
+- ``adaptation``: HMC warm-up: dual averaging of the step, a diagonal mass matrix (A.7);
 - ``diagnostics``: split and rank-normalised R-hat (A.7);
 - ``approximate``: Laplace, mean-field VI, MC dropout, (anchored) ensembles (A.7).
 """
+
+__all__ = [
+    "adaptation",
+    "approximate",
+    "bnn",
+    "diagnostics",
+    "gp",
+    "hmc",
+    "langevin",
+    "linear",
+    "mcmc",
+    "nngp",
+    "targets",
+]

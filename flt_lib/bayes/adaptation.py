@@ -8,9 +8,10 @@ transition ``t`` with acceptance statistic ``alpha_t``,
     log eps_t = mu - sqrt(t) / gamma * H_t,
     log eps_bar_t = t^-kappa log eps_t + (1 - t^-kappa) log eps_bar_{t-1},
 
-(eq-bayes-dual-averaging) drives the mean acceptance to the target ``delta``; ``eps_bar``
-is the step used after warm-up. The mass matrix is re-estimated at the end of windows
-of doubling length, as Stan does, and the step adaptation restarts after each.
+(eq-bayes-dual-averaging) drives the mean acceptance to the target ``delta``;
+``eps_bar`` is the step used after warm-up. The mass matrix is re-estimated at the end
+of windows of doubling length, as Stan does, and the step adaptation restarts after
+each.
 """
 
 from __future__ import annotations
@@ -25,19 +26,25 @@ from flt_lib.bayes import hmc as hmc_mod
 from flt_lib.bayes.hmc import GradLogProb
 from flt_lib.bayes.mcmc import LogProb
 
-__all__ = ["DualAveraging", "dual_averaging_init", "dual_averaging_update",
-           "mass_windows", "Warmup", "warmup"]
+__all__ = [
+    "DualAveraging",
+    "dual_averaging_init",
+    "dual_averaging_update",
+    "mass_windows",
+    "Warmup",
+    "warmup",
+]
 
 
 @dataclass(frozen=True)
 class DualAveraging:
     """State of the dual-averaging step-size adaptation."""
 
-    log_step: float      # log eps_t, the step for the next transition
+    log_step: float  # log eps_t, the step for the next transition
     log_step_bar: float  # log eps_bar_t, the averaged step kept after warm-up
-    h_bar: float         # H_t, running average of delta - alpha
-    t: int               # transitions adapted so far
-    mu: float            # log eps_t is shrunk towards mu = log(10 eps_0)
+    h_bar: float  # H_t, running average of delta - alpha
+    t: int  # transitions adapted so far
+    mu: float  # log eps_t is shrunk towards mu = log(10 eps_0)
 
 
 def dual_averaging_init(step0: float) -> DualAveraging:
@@ -46,22 +53,33 @@ def dual_averaging_init(step0: float) -> DualAveraging:
     return DualAveraging(math.log(step0), 0.0, 0.0, 0, math.log(10 * step0))
 
 
-def _dual_averaging_update(s: DualAveraging, accept: float, target: float,
-                           gamma: float, t0: float, kappa: float) -> DualAveraging:
+def _dual_averaging_update(
+    s: DualAveraging,
+    accept: float,
+    target: float,
+    gamma: float,
+    t0: float,
+    kappa: float,
+) -> DualAveraging:
     t = s.t + 1
     eta = 1.0 / (t + t0)
-    h_bar = (1 - eta) * s.h_bar + eta * (target - accept)        # H_t
-    log_step = s.mu - math.sqrt(t) / gamma * h_bar               # log eps_t
+    h_bar = (1 - eta) * s.h_bar + eta * (target - accept)  # H_t
+    log_step = s.mu - math.sqrt(t) / gamma * h_bar  # log eps_t
     w = t ** (-kappa)
-    log_step_bar = w * log_step + (1 - w) * s.log_step_bar       # log eps_bar_t
+    log_step_bar = w * log_step + (1 - w) * s.log_step_bar  # log eps_bar_t
     return replace(s, log_step=log_step, log_step_bar=log_step_bar, h_bar=h_bar, t=t)
 
 
 def dual_averaging_update(
-    state: DualAveraging, accept: float, *, target: float = 0.65, gamma: float = 0.05,
-    t0: float = 10.0, kappa: float = 0.75,
+    state: DualAveraging,
+    accept: float,
+    *,
+    target: float = 0.65,
+    gamma: float = 0.05,
+    t0: float = 10.0,
+    kappa: float = 0.75,
 ) -> DualAveraging:
-    """One dual-averaging step (eq-bayes-dual-averaging; Hoffman & Gelman, 2014, Alg. 5).
+    """One dual-averaging step (Hoffman & Gelman, 2014, Algorithm 5).
 
     Args:
         state: the current :class:`DualAveraging` state.
@@ -86,8 +104,9 @@ def dual_averaging_update(
     return _dual_averaging_update(state, accept, target, gamma, t0, kappa)
 
 
-def mass_windows(n_warmup: int, *, init: float = 0.15, term: float = 0.1,
-                 first: int = 25) -> list[int]:
+def mass_windows(
+    n_warmup: int, *, init: float = 0.15, term: float = 0.1, first: int = 25
+) -> list[int]:
     """Ends of the mass-matrix windows: doubling lengths between an initial and a final
     stretch in which only the step adapts (Stan's schedule).
 
@@ -95,7 +114,7 @@ def mass_windows(n_warmup: int, *, init: float = 0.15, term: float = 0.1,
         n_warmup: warm-up transitions, ``>= 20``.
         init: fraction of ``n_warmup`` before the first window.
         term: fraction at the end, after the last window.
-        first: length of the first window; the last one is stretched to the final stretch.
+        first: length of the first window; the last one is stretched to the end.
 
     Returns:
         Increasing transition counts at which the mass matrix is re-estimated.
@@ -108,7 +127,7 @@ def mass_windows(n_warmup: int, *, init: float = 0.15, term: float = 0.1,
     ends, size = [], first
     while start + size < stop:
         nxt = start + size
-        if nxt + 2 * size > stop:       # the next window would not fit: stretch this one
+        if nxt + 2 * size > stop:  # the next window would not fit: stretch this one
             nxt = stop
         ends.append(nxt)
         start, size = nxt, 2 * size
@@ -119,11 +138,11 @@ def mass_windows(n_warmup: int, *, init: float = 0.15, term: float = 0.1,
 class Warmup:
     """What warm-up returns: where the chains are and the tuned sampler settings."""
 
-    theta: torch.Tensor     # (C, d) states at the end of warm-up
-    step: float             # the adapted step size eps_bar
+    theta: torch.Tensor  # (C, d) states at the end of warm-up
+    step: float  # the adapted step size eps_bar
     inv_mass: torch.Tensor  # (d,) diagonal of M^-1
-    steps: torch.Tensor     # (n_warmup,) the step used at each warm-up transition
-    accept: torch.Tensor    # (n_warmup,) fraction of chains that accepted
+    steps: torch.Tensor  # (n_warmup,) the step used at each warm-up transition
+    accept: torch.Tensor  # (n_warmup,) fraction of chains that accepted
 
 
 def warmup(
@@ -156,7 +175,7 @@ def warmup(
         n_warmup: warm-up transitions, ``>= 20``.
         generator: CPU generator.
         step0: initial step size ``> 0``.
-        target: target acceptance ``delta``; Hoffman & Gelman (2014) suggest 0.65 for HMC.
+        target: target acceptance ``delta`` (Hoffman & Gelman, 2014, suggest 0.65).
         adapt_mass: estimate ``M^-1`` (otherwise unit mass).
 
     Returns:
@@ -175,8 +194,16 @@ def warmup(
     window, steps, accs = [], [], []
     for t in range(1, n_warmup + 1):
         eps = math.exp(da.log_step)
-        ch = hmc_mod.hmc(log_prob, grad_log_prob, theta, step=eps, n_leapfrog=n_leapfrog,
-                         n_steps=1, generator=generator, inv_mass=inv_mass)
+        ch = hmc_mod.hmc(
+            log_prob,
+            grad_log_prob,
+            theta,
+            step=eps,
+            n_leapfrog=n_leapfrog,
+            n_steps=1,
+            generator=generator,
+            inv_mass=inv_mass,
+        )
         theta = ch.samples[-1]
         acc = ch.accept_rate.mean().item()
         da = dual_averaging_update(da, acc, target=target)
@@ -186,9 +213,14 @@ def warmup(
             window.append(theta)
         if t in ends:
             k = len(window)
-            var = torch.stack(window).var(0).mean(0)                      # (d,)
+            var = torch.stack(window).var(0).mean(0)  # (d,)
             inv_mass = (k * var + 1e-3 * 5) / (k + 5)
             window, start = [], t
             da = dual_averaging_init(math.exp(da.log_step))
-    return Warmup(theta, math.exp(da.log_step_bar), inv_mass,
-                  torch.tensor(steps, dtype=theta.dtype), torch.tensor(accs, dtype=theta.dtype))
+    return Warmup(
+        theta,
+        math.exp(da.log_step_bar),
+        inv_mass,
+        torch.tensor(steps, dtype=theta.dtype),
+        torch.tensor(accs, dtype=theta.dtype),
+    )

@@ -5,7 +5,8 @@ The network ``f(x; theta) = sum_j v_j tanh(w_j x + b_j) + c`` has ``H`` hidden u
 hidden biases (H), output weights (H) and the output bias. With Gaussian noise and a
 Gaussian prior the posterior is
 
-    log pi(theta) = -|y - f(x; theta)|^2 / (2 noise_var) - sum_k theta_k^2 / (2 prior_var_k)
+    log pi(theta) = -|y - f(x; theta)|^2 / (2 noise_var)
+                    - sum_k theta_k^2 / (2 prior_var_k)
 
 up to a constant (eq-bayes-bnn-posterior). Following Neal (1996) the output weights have
 prior variance ``out_var / H``, so that the prior over functions has a limit as ``H``
@@ -45,8 +46,13 @@ def n_params(n_hidden: int) -> int:
 
 def _check_theta(theta: object, n_hidden: int) -> torch.Tensor:
     d = n_params(n_hidden)
-    return check_tensor(theta, "theta", shape=(None, d), floating=True,
-                        shape_doc=f"(C, d) with d = 3 n_hidden + 1 = {d}")
+    return check_tensor(
+        theta,
+        "theta",
+        shape=(None, d),
+        floating=True,
+        shape_doc=f"(C, d) with d = 3 n_hidden + 1 = {d}",
+    )
 
 
 def unpack(
@@ -64,21 +70,31 @@ def unpack(
     """
     theta = _check_theta(theta, n_hidden)
     H = n_hidden
-    return theta[:, :H], theta[:, H:2 * H], theta[:, 2 * H:3 * H], theta[:, 3 * H]
+    return theta[:, :H], theta[:, H : 2 * H], theta[:, 2 * H : 3 * H], theta[:, 3 * H]
 
 
-def _forward(theta: torch.Tensor, x: torch.Tensor, H: int,
-             mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def _forward(
+    theta: torch.Tensor, x: torch.Tensor, H: int, mask: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The network on inputs x (m,): outputs (C, m) and hidden activations (C, m, H)."""
-    w, b, v, c = theta[:, :H], theta[:, H:2 * H], theta[:, 2 * H:3 * H], theta[:, 3 * H:]
-    h = torch.tanh(torch.addcmul(b[:, None, :], x[None, :, None], w[:, None, :]))  # (C, m, H)
+    w, b, v, c = (
+        theta[:, :H],
+        theta[:, H : 2 * H],
+        theta[:, 2 * H : 3 * H],
+        theta[:, 3 * H :],
+    )
+    h = torch.tanh(
+        torch.addcmul(b[:, None, :], x[None, :, None], w[:, None, :])
+    )  # (C, m, H)
     if mask is not None:
-        h = h * mask[:, None, :]                                              # dropout
-    return torch.baddbmm(c[:, :, None], h, v[:, :, None])[:, :, 0], h         # (C, m)
+        h = h * mask[:, None, :]  # dropout
+    return torch.baddbmm(c[:, :, None], h, v[:, :, None])[:, :, 0], h  # (C, m)
 
 
 def forward(
-    theta: torch.Tensor, x: torch.Tensor, n_hidden: int,
+    theta: torch.Tensor,
+    x: torch.Tensor,
+    n_hidden: int,
     mask: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Outputs ``f(x; theta) = tanh(x w + b) v + c`` of ``C`` networks (eq-bayes-bnn).
@@ -95,13 +111,21 @@ def forward(
     theta = _check_theta(theta, n_hidden)
     x = check_tensor(x, "x", ndim=1, floating=True, shape_doc="(m,)")
     if mask is not None:
-        check_tensor(mask, "mask", shape=(theta.shape[0], n_hidden), floating=True,
-                     shape_doc=f"(C, H) = ({theta.shape[0]}, {n_hidden})")
+        check_tensor(
+            mask,
+            "mask",
+            shape=(theta.shape[0], n_hidden),
+            floating=True,
+            shape_doc=f"(C, H) = ({theta.shape[0]}, {n_hidden})",
+        )
     return _forward(theta, x, n_hidden, mask)[0]
 
 
 def prior_variances(
-    n_hidden: int, *, weight_var: float = 1.0, bias_var: float = 1.0,
+    n_hidden: int,
+    *,
+    weight_var: float = 1.0,
+    bias_var: float = 1.0,
     out_var: float = 1.0,
 ) -> torch.Tensor:
     """Prior variances of the flat parameters, with Neal's ``1/H`` output scaling.
@@ -119,8 +143,14 @@ def prior_variances(
     wv = check_real(weight_var, "weight_var", min_value=0.0, strict_min=True)
     bv = check_real(bias_var, "bias_var", min_value=0.0, strict_min=True)
     ov = check_real(out_var, "out_var", min_value=0.0, strict_min=True)
-    return torch.cat([torch.full((H,), wv), torch.full((H,), bv),
-                      torch.full((H,), ov / H), torch.tensor([bv])]).double()
+    return torch.cat(
+        [
+            torch.full((H,), wv),
+            torch.full((H,), bv),
+            torch.full((H,), ov / H),
+            torch.tensor([bv]),
+        ]
+    ).double()
 
 
 @dataclass(frozen=True)
@@ -128,21 +158,33 @@ class BNNRegression:
     """Posterior of a one-hidden-layer tanh network for 1-D regression
     (eq-bayes-bnn-posterior)."""
 
-    x: torch.Tensor          # (n,) training inputs
-    y: torch.Tensor          # (n,) training targets
-    n_hidden: int            # H, number of hidden units
+    x: torch.Tensor  # (n,) training inputs
+    y: torch.Tensor  # (n,) training targets
+    n_hidden: int  # H, number of hidden units
     prior_var: torch.Tensor  # (d,) prior variance of each parameter, d = 3H + 1
-    noise_var: float         # variance of the Gaussian observation noise
+    noise_var: float  # variance of the Gaussian observation noise
 
     def __post_init__(self) -> None:
         check_tensor(self.x, "x", ndim=1, floating=True, shape_doc="(n,)")
-        check_tensor(self.y, "y", shape=(self.x.shape[0],), floating=True,
-                     shape_doc="(n,) like x")
+        check_tensor(
+            self.y,
+            "y",
+            shape=(self.x.shape[0],),
+            floating=True,
+            shape_doc="(n,) like x",
+        )
         d = n_params(self.n_hidden)
-        check_tensor(self.prior_var, "prior_var", shape=(d,), floating=True,
-                     shape_doc=f"(d,) with d = 3 n_hidden + 1 = {d}")
+        check_tensor(
+            self.prior_var,
+            "prior_var",
+            shape=(d,),
+            floating=True,
+            shape_doc=f"(d,) with d = 3 n_hidden + 1 = {d}",
+        )
         if not (self.prior_var > 0).all():
-            raise ValueError(f"prior_var must be > 0, got min {self.prior_var.min().item()}")
+            raise ValueError(
+                f"prior_var must be > 0, got min {self.prior_var.min().item()}"
+            )
         check_real(self.noise_var, "noise_var", min_value=0.0, strict_min=True)
 
     @property
@@ -150,8 +192,9 @@ class BNNRegression:
         """Number of parameters ``d``."""
         return n_params(self.n_hidden)
 
-    def log_likelihood(self, theta: torch.Tensor,
-                       mask: torch.Tensor | None = None) -> torch.Tensor:
+    def log_likelihood(
+        self, theta: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """``-|y - f(x; theta)|^2 / (2 noise_var)`` up to a constant: (C, d) -> (C,)."""
         theta = _check_theta(theta, self.n_hidden)
         f, _ = _forward(theta, self.x, self.n_hidden, mask)
@@ -170,16 +213,27 @@ class BNNRegression:
         """Gradient of :meth:`log_prob` by backpropagation by hand: (C, d) -> (C, d)."""
         theta = _check_theta(theta, self.n_hidden)
         H = self.n_hidden
-        f, h = _forward(theta, self.x, H)                                     # (C, n, H)
-        r = (self.y - f) / self.noise_var                                     # (C, n) dL/df
-        da = (1 - h * h) * (r[:, :, None] * theta[:, None, 2 * H:3 * H])      # dL/d(pre-act)
-        grad = torch.cat([self.x @ da, da.sum(1),                             # d/dw, d/db
-                          (r[:, None, :] @ h)[:, 0], r.sum(1, keepdim=True)], dim=1)
+        f, h = _forward(theta, self.x, H)  # (C, n, H)
+        r = (self.y - f) / self.noise_var  # (C, n) dL/df
+        da = (1 - h * h) * (
+            r[:, :, None] * theta[:, None, 2 * H : 3 * H]
+        )  # dL/d(pre-act)
+        grad = torch.cat(
+            [
+                self.x @ da,
+                da.sum(1),  # d/dw, d/db
+                (r[:, None, :] @ h)[:, 0],
+                r.sum(1, keepdim=True),
+            ],
+            dim=1,
+        )
         return grad - theta / self.prior_var
 
 
-def permute_hidden(theta: torch.Tensor, perm: torch.Tensor, n_hidden: int) -> torch.Tensor:
-    """Relabel the hidden units: unit ``j`` of the result is unit ``perm[j]`` of ``theta``.
+def permute_hidden(
+    theta: torch.Tensor, perm: torch.Tensor, n_hidden: int
+) -> torch.Tensor:
+    """Relabel the hidden units: unit ``j`` of the result is input unit ``perm[j]``.
 
     Args:
         theta: parameters, shape (C, d).
@@ -193,13 +247,17 @@ def permute_hidden(theta: torch.Tensor, perm: torch.Tensor, n_hidden: int) -> to
     H = n_hidden
     perm = check_tensor(perm, "perm", shape=(H,), shape_doc=f"(H,) = ({H},)")
     if perm.is_floating_point() or not torch.equal(perm.sort().values, torch.arange(H)):
-        raise ValueError(f"perm must be a permutation of 0..{H - 1}, got {perm.tolist()}")
+        raise ValueError(
+            f"perm must be a permutation of 0..{H - 1}, got {perm.tolist()}"
+        )
     idx = torch.cat([perm, perm + H, perm + 2 * H, torch.tensor([3 * H])])
     return theta[:, idx]
 
 
-def flip_hidden(theta: torch.Tensor, signs: torch.Tensor, n_hidden: int) -> torch.Tensor:
-    """Multiply ``(w_j, b_j, v_j)`` by ``signs[j] = +-1``: the same function, as tanh is odd.
+def flip_hidden(
+    theta: torch.Tensor, signs: torch.Tensor, n_hidden: int
+) -> torch.Tensor:
+    """Multiply unit j's ``(w_j, b_j, v_j)`` by ``signs[j] = +-1`` (f is unchanged).
 
     Args:
         theta: parameters, shape (C, d).
@@ -212,8 +270,10 @@ def flip_hidden(theta: torch.Tensor, signs: torch.Tensor, n_hidden: int) -> torc
     theta = _check_theta(theta, n_hidden)
     signs = check_tensor(signs, "signs", floating=True)
     if signs.shape not in ((n_hidden,), (theta.shape[0], n_hidden)):
-        raise ValueError(f"signs must have shape (H,) or (C, H) with H = {n_hidden}, "
-                         f"got {tuple(signs.shape)}")
+        raise ValueError(
+            f"signs must have shape (H,) or (C, H) with H = {n_hidden}, "
+            f"got {tuple(signs.shape)}"
+        )
     if not ((signs == 1) | (signs == -1)).all():
         raise ValueError("signs must contain only +1 and -1")
     s = signs.expand(theta.shape[0], n_hidden).to(theta.dtype)
@@ -222,7 +282,7 @@ def flip_hidden(theta: torch.Tensor, signs: torch.Tensor, n_hidden: int) -> torc
 
 
 def canonical_form(theta: torch.Tensor, n_hidden: int) -> torch.Tensor:
-    """One representative of each symmetry orbit: every ``w_j >= 0``, units sorted by ``w_j``.
+    """One representative of each symmetry orbit: all ``w_j >= 0``, sorted by ``w_j``.
 
     Args:
         theta: parameters, shape (C, d).
@@ -234,9 +294,10 @@ def canonical_form(theta: torch.Tensor, n_hidden: int) -> torch.Tensor:
     """
     theta = _check_theta(theta, n_hidden)
     H = n_hidden
-    signs = torch.where(theta[:, :H] < 0, -1.0, 1.0).to(theta.dtype)            # (C, H)
+    signs = torch.where(theta[:, :H] < 0, -1.0, 1.0).to(theta.dtype)  # (C, H)
     flipped = flip_hidden(theta, signs, H)
-    order = flipped[:, :H].argsort(dim=1)                                       # (C, H)
-    idx = torch.cat([order, order + H, order + 2 * H,
-                     torch.full((theta.shape[0], 1), 3 * H)], dim=1)
+    order = flipped[:, :H].argsort(dim=1)  # (C, H)
+    idx = torch.cat(
+        [order, order + H, order + 2 * H, torch.full((theta.shape[0], 1), 3 * H)], dim=1
+    )
     return flipped.gather(1, idx)

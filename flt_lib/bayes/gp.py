@@ -55,6 +55,10 @@ def rbf_kernel(
     Returns:
         The kernel matrix, shape (n1, n2).
     """
+    return _rbf_kernel(X1, X2, lengthscale, variance)
+
+
+def _rbf_kernel(X1, X2, lengthscale, variance):
     X1, X2 = _pair(X1, X2)
     ell = check_real(lengthscale, "lengthscale", min_value=0.0, strict_min=True)
     var = check_real(variance, "variance", min_value=0.0, strict_min=True)
@@ -138,6 +142,10 @@ def gp_posterior(
         A :class:`GPPosterior` with mean (m,) and covariance (m, m).
     """
     K, y = _check_train(K_train, y)
+    return _gp_posterior(y, K_cross, K_test, noise_var, K)
+
+
+def _gp_posterior(y, K_cross, K_test, noise_var, K):
     n = K.shape[0]
     Ks = check_tensor(
         K_cross, "K_cross", shape=(None, n), floating=True, shape_doc=f"(m, {n})"
@@ -172,6 +180,10 @@ def log_marginal_likelihood(
     """
     K, y = _check_train(K_train, y)
     s2 = check_real(noise_var, "noise_var", min_value=0.0)
+    return _log_marginal_likelihood(y, K, s2)
+
+
+def _log_marginal_likelihood(y, K, s2):
     L = _chol(K, s2)
     alpha = torch.cholesky_solve(y[:, None], L)[:, 0]
     n = K.shape[0]
@@ -181,7 +193,7 @@ def log_marginal_likelihood(
 
 
 def sample_gp(
-    K: torch.Tensor, n_samples: int, generator: torch.Generator, *, jitter: float = 1e-9
+    K: torch.Tensor, n_samples: int, *, generator: torch.Generator, jitter: float = 1e-9
 ) -> torch.Tensor:
     """Draws of ``f ~ N(0, K)`` on a set of inputs, via the Cholesky factor of
     ``K + jitter I``.
@@ -202,6 +214,11 @@ def sample_gp(
     check_generator(generator)
     jitter = check_real(jitter, "jitter", min_value=0.0)
     _chol(K, jitter)  # a clear error if K + jitter I is not positive definite
+    return _sample_gp(K, n_samples, generator, jitter)
+
+
+def _sample_gp(K, n_samples, generator, jitter):
+    n = K.shape[0]
     mean = torch.zeros(n, dtype=K.dtype, device=K.device)
     cov = K + jitter * torch.eye(n, dtype=K.dtype, device=K.device)
-    return sample_gaussian(mean, cov, n_samples, generator)
+    return sample_gaussian(mean, cov, n_samples, generator=generator)

@@ -108,6 +108,10 @@ def leapfrog(
     eps = _check_step(step, theta.shape[0])
     n_steps = check_int(n_steps, "n_steps", min_value=1)
     m_inv = _check_inv_mass(inv_mass, theta.shape[1])
+    return _leapfrog(grad_log_prob, theta, p, n_steps, eps, m_inv)
+
+
+def _leapfrog(grad_log_prob, theta, p, n_steps, eps, m_inv):
     p = p + 0.5 * eps * grad_log_prob(theta)                  # half kick
     for i in range(n_steps):
         theta = theta + eps * m_inv * p                       # drift, velocity M^-1 p
@@ -145,6 +149,10 @@ def euler(
     theta, p = _check_state(theta, p)
     eps = check_real(step, "step", min_value=0.0, strict_min=True)
     n_steps = check_int(n_steps, "n_steps", min_value=1)
+    return _euler(grad_log_prob, theta, p, n_steps, eps)
+
+
+def _euler(grad_log_prob, theta, p, n_steps, eps):
     for _ in range(n_steps):
         theta, p = theta + eps * p, p + eps * grad_log_prob(theta)
     return theta, p
@@ -205,23 +213,26 @@ def hmc(
     thin = check_int(thin, "thin", min_value=1, max_value=n_steps)
     C, d = theta.shape
     m_inv = _check_inv_mass(inv_mass, d)
-    dtype, dev = theta.dtype, theta.device
-    lp = log_prob(theta)                                                        # (C,)
-    accepted = torch.zeros(C, dtype=dtype, device=dev)
-    out = []
+    return _hmc(log_prob, grad_log_prob, theta, step, n_leapfrog, n_steps, generator,
+                step_jitter, thin, m_inv)
+
+
+def _hmc(log_prob, grad_log_prob, theta, step, n_leapfrog, n_steps, generator,
+         step_jitter, thin, m_inv):
+    C, d = theta.shape
+    lp, accepted, out = log_prob(theta), theta.new_zeros(C), []           # (C,), (C,)
     for t in range(1, n_steps + 1):
-        p = torch.randn(C, d, generator=generator, dtype=dtype).to(dev)         # (C, d)
-        p = p / m_inv**0.5  # ~ N(0, M)
-        u = torch.rand(C, generator=generator, dtype=dtype).to(dev)
-        eps = step * (1 + step_jitter * (2 * u - 1))                            # (C,)
-        theta_new, p_new = leapfrog(
-            grad_log_prob, theta, p, step=eps, n_steps=n_leapfrog, inv_mass=inv_mass
-        )
+        p = torch.randn(C, d, generator=generator, dtype=theta.dtype).to(theta.device)
+        p = p / m_inv**0.5                                                # p ~ N(0, M)
+        u = torch.rand(C, generator=generator, dtype=theta.dtype).to(theta.device)
+        eps = step * (1 + step_jitter * (2 * u - 1))                      # (C,)
+        theta_new, p_new = _leapfrog(
+            grad_log_prob, theta, p, n_leapfrog, eps[:, None], m_inv)
         lp_new = log_prob(theta_new)
-        # H0 - H1
-        log_ratio = ((lp_new - 0.5 * (m_inv * p_new**2).sum(1))
+        log_ratio = ((lp_new - 0.5 * (m_inv * p_new**2).sum(1))          # H0 - H1
                      - (lp - 0.5 * (m_inv * p**2).sum(1)))
-        acc = metropolis_accept(torch.nan_to_num(log_ratio, nan=-torch.inf), generator)
+        acc = metropolis_accept(
+            torch.nan_to_num(log_ratio, nan=-torch.inf), generator=generator)
         theta = torch.where(acc[:, None], theta_new, theta)
         lp = torch.where(acc, lp_new, lp)
         accepted += acc

@@ -80,6 +80,10 @@ def ula(
     """
     theta, n_steps, thin = _setup(theta0, n_steps, generator, thin)
     eps = check_real(step, "step", min_value=0.0, strict_min=True)
+    return _ula(grad_log_prob, theta, eps, n_steps, generator, thin)
+
+
+def _ula(grad_log_prob, theta, eps, n_steps, generator, thin):
     C, d = theta.shape
     out = []
     for t in range(1, n_steps + 1):
@@ -142,6 +146,10 @@ def mala(
     """
     theta, n_steps, thin = _setup(theta0, n_steps, generator, thin)
     eps = check_real(step, "step", min_value=0.0, strict_min=True)
+    return _mala(log_prob, grad_log_prob, theta, eps, n_steps, generator, thin)
+
+
+def _mala(log_prob, grad_log_prob, theta, eps, n_steps, generator, thin):
     C, d = theta.shape
 
     def log_q(to: torch.Tensor, frm: torch.Tensor, g_frm: torch.Tensor) -> torch.Tensor:
@@ -154,7 +162,7 @@ def mala(
         prop = theta + 0.5 * eps * g + math.sqrt(eps) * _noise(C, d, theta, generator)
         lp_p, g_p = log_prob(prop), grad_log_prob(prop)
         log_ratio = lp_p - lp + log_q(theta, prop, g_p) - log_q(prop, theta, g)
-        acc = metropolis_accept(log_ratio, generator)
+        acc = metropolis_accept(log_ratio, generator=generator)
         theta = torch.where(acc[:, None], prop, theta)
         lp, g = torch.where(acc, lp_p, lp), torch.where(acc[:, None], g_p, g)
         accepted += acc
@@ -287,16 +295,20 @@ def sgld(
     theta, n_steps, thin = _setup(theta0, step_sizes.shape[0], generator, thin)
     n = check_int(n_data, "n_data", min_value=1)
     B = check_int(batch_size, "batch_size", min_value=1, max_value=n)
+    return _sgld(grad_log_prob, theta, n, B, step_sizes, generator, thin)
+
+
+def _sgld(grad_log_prob, theta, n, B, step_sizes, generator, thin):
     C, d = theta.shape
     out = []
-    for t in range(1, n_steps + 1):
+    for t in range(1, step_sizes.shape[0] + 1):
         eps = step_sizes[t - 1].item()
         batch = torch.randint(0, n, (C, B), generator=generator).to(theta.device)
         g = grad_log_prob(theta, batch)                                         # (C, d)
         theta = theta + 0.5 * eps * g + math.sqrt(eps) * _noise(C, d, theta, generator)
         if t % thin == 0:
             out.append(theta)
-    return Chain(torch.stack(out), torch.ones(C, dtype=theta.dtype), 1, n_steps)
+    return Chain(torch.stack(out), torch.ones(C, dtype=theta.dtype), 1, t)
 
 
 def polynomial_decay(

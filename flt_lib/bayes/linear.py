@@ -74,6 +74,10 @@ def blr_posterior(
         The :class:`GaussianPosterior` with mean (d,) and covariance (d, d).
     """
     X, y = check_xy(X, y)
+    return _blr_posterior(X, y, prior_var, noise_var)
+
+
+def _blr_posterior(X, y, prior_var, noise_var):
     prior_var, noise_var = _variances(prior_var, noise_var)
     d = X.shape[1]
     precision = (
@@ -111,7 +115,7 @@ def blr_predictive(
 
 
 def sample_gaussian(
-    mean: torch.Tensor, cov: torch.Tensor, n_samples: int, generator: torch.Generator
+    mean: torch.Tensor, cov: torch.Tensor, n_samples: int, *, generator: torch.Generator
 ) -> torch.Tensor:
     """Exact draws from ``N(mean, cov)`` as ``mean + L z`` with ``cov = L L^T``
     (Cholesky).
@@ -164,6 +168,10 @@ def sample_then_optimise(
         Samples, shape (S, d).
     """
     X, y = check_xy(X, y)
+    return _sample_then_optimise(X, y, prior_var, noise_var, n_samples, generator)
+
+
+def _sample_then_optimise(X, y, prior_var, noise_var, n_samples, generator):
     prior_var, noise_var = _variances(prior_var, noise_var)
     n_samples = check_int(n_samples, "n_samples", min_value=1)
     check_generator(generator)

@@ -81,7 +81,7 @@ def _check_thin(thin: object, n_steps: int) -> int:
 
 # -------------------------------------------------------------------------- the MH rule
 def metropolis_accept(
-    log_ratio: torch.Tensor, generator: torch.Generator
+    log_ratio: torch.Tensor, *, generator: torch.Generator
 ) -> torch.Tensor:
     """Accept each proposal with probability ``min(1, exp(log_ratio))``.
 
@@ -150,6 +150,10 @@ def stationary_distribution(P: torch.Tensor) -> torch.Tensor:
     P = check_tensor(P, "P", ndim=2, floating=True, shape_doc="(K, K)")
     if P.shape[0] != P.shape[1]:
         raise ValueError(f"P must be square (K, K), got shape {tuple(P.shape)}")
+    return _stationary_distribution(P)
+
+
+def _stationary_distribution(P):
     vals, vecs = torch.linalg.eig(P.T)                     # right eigenvectors of P^T
     v = vecs[:, (vals - 1).abs().argmin()].real
     return v / v.sum()
@@ -183,6 +187,10 @@ def random_walk_metropolis(
         A :class:`Chain` with samples (n_steps // thin, C, d) and one density evaluation
         per step.
     """
+    return _random_walk_metropolis(log_prob, theta0, step, n_steps, generator, thin)
+
+
+def _random_walk_metropolis(log_prob, theta0, step, n_steps, generator, thin):
     theta = _check_theta0(theta0).clone()
     step = check_real(step, "step", min_value=0.0, strict_min=True)
     n_steps = check_int(n_steps, "n_steps", min_value=1)
@@ -196,7 +204,7 @@ def random_walk_metropolis(
         xi = torch.randn(C, d, generator=generator, dtype=theta.dtype).to(theta.device)
         prop = theta + step * xi                                                # (C, d)
         lp_prop = log_prob(prop)
-        acc = metropolis_accept(lp_prop - lp, generator)                        # (C,)
+        acc = metropolis_accept(lp_prop - lp, generator=generator)              # (C,)
         theta = torch.where(acc[:, None], prop, theta)
         lp = torch.where(acc, lp_prop, lp)
         accepted += acc
@@ -219,6 +227,10 @@ def rwm_limit_acceptance(ell: torch.Tensor | float) -> torch.Tensor:
     Returns:
         Acceptance rates, same shape (float64).
     """
+    return _rwm_limit_acceptance(ell)
+
+
+def _rwm_limit_acceptance(ell):
     ell = torch.as_tensor(ell, dtype=torch.float64)
     if (ell < 0).any():
         raise ValueError(f"ell must be >= 0, got min {ell.min().item()}")

@@ -103,6 +103,10 @@ def relu_nngp(
         The output covariance ``K^L(X1, X2)``, shape (n1, n2).
     """
     X1 = check_tensor(X1, "X1", ndim=2, floating=True, shape_doc="(n1, d)")
+    return _relu_nngp(X1, X2, depth, weight_var, bias_var)
+
+
+def _relu_nngp(X1, X2, depth, weight_var, bias_var):
     d = X1.shape[1]
     X2 = check_tensor(X2, "X2", shape=(None, d), floating=True, shape_doc=f"(n2, {d})")
     depth, sw, sb = _check_net(depth, weight_var, bias_var)
@@ -194,6 +198,10 @@ def two_layer_nngp(X1: torch.Tensor, X2: torch.Tensor) -> torch.Tensor:
         The kernel matrix, shape (n1, n2).
     """
     X1 = check_tensor(X1, "X1", ndim=2, floating=True, shape_doc="(n1, d)")
+    return _two_layer_nngp(X1, X2)
+
+
+def _two_layer_nngp(X1, X2):
     d = X1.shape[1]
     X2 = check_tensor(X2, "X2", shape=(None, d), floating=True, shape_doc=f"(n2, {d})")
     n1, n2 = X1.norm(dim=1), X2.norm(dim=1)

@@ -154,8 +154,8 @@ class MixturePosterior:
 
 def welling_teh_data(
     n: int,
-    generator: torch.Generator,
     *,
+    generator: torch.Generator,
     theta: tuple[float, float] = (0.0, 1.0),
     var_x: float = 2.0,
 ) -> torch.Tensor:

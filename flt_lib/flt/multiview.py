@@ -144,6 +144,10 @@ def smoothed_relu(z: torch.Tensor, *, q: int, threshold: float) -> torch.Tensor:
     check_tensor(z, "z", floating=True)
     q = check_int(q, "q", min_value=2)
     t = check_real(threshold, "threshold", min_value=0.0, strict_min=True)
+    return _smoothed_relu(z, q, t)
+
+
+def _smoothed_relu(z, q, t):
     zp = z.clamp(min=0.0)
     return torch.where(zp <= t, zp**q / (q * t ** (q - 1)), zp - (1 - 1 / q) * t)
 
@@ -295,6 +299,10 @@ def view_strengths(W: torch.Tensor) -> torch.Tensor:
         S of shape (E, k, 2).
     """
     check_tensor(W, "W", ndim=4, floating=True, shape_doc="(E, k, m, d)")
+    return _view_strengths(W)
+
+
+def _view_strengths(W):
     E, k, m, d = W.shape
     if d < 2 * k:
         raise ValueError(f"W must have d >= 2k = {2 * k}, got d = {d}")

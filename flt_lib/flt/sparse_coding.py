@@ -148,6 +148,10 @@ def symmetric_relu_net(
     check_tensor(X, "X", ndim=2, floating=True, shape_doc="(n, d)")
     check_tensor(W, "W", shape=(None, X.shape[1]), shape_doc="(m, d)")
     check_tensor(b, "b", shape=(W.shape[0],), shape_doc="(m,)")
+    return _symmetric_relu_net(X, W, b)
+
+
+def _symmetric_relu_net(X, W, b):
     u = X @ W.T  # (n, m)
     return (torch.relu(u - b) - torch.relu(-u - b)).sum(dim=1)
 

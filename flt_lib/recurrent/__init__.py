@@ -17,8 +17,8 @@ Import the modules directly, e.g. ``from flt_lib.recurrent import elman``:
 - ``seq2seq``: encoder-decoder GRUs with and without additive attention (4.5);
 - ``modern``: retention, RWKV's WKV, SSM convolutions, linear attention (4.6);
 - ``selective``: selective copying with selective and time-invariant SSM layers (4.6);
-- ``other``: gated convolutional language models and recursive networks over trees
-  (4.7);
+- ``convolution_tree``: gated convolutional language models and recursive networks
+  over trees (4.7);
 - ``language_model``: a grammar with an exact entropy rate, n-gram and LSTM language
   models (4.8);
 - ``decoding``: sampling with temperature, greedy and beam search until an end token
@@ -29,3 +29,21 @@ Import the modules directly, e.g. ``from flt_lib.recurrent import elman``:
 
 Nothing is imported eagerly.
 """
+
+__all__ = [
+    "bptt",
+    "convolution_tree",
+    "decoding",
+    "elman",
+    "gated",
+    "hippo",
+    "hmm_crf",
+    "language_model",
+    "linear",
+    "modern",
+    "recall",
+    "selective",
+    "seq2seq",
+    "tagger",
+    "tasks",
+]

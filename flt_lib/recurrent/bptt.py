@@ -22,12 +22,12 @@ The Jacobian of one step is J_t = dz_t/dz_{t-1} = diag(phi'(a_t)) U, so
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
 
 from flt_lib._validate import check_int, check_real, check_tensor
+from flt_lib.optim.train_step import clip_by_norm
 from flt_lib.recurrent.elman import ElmanWeights, activation_fn, elman
 
 __all__ = [
@@ -36,7 +36,6 @@ __all__ = [
     "bptt",
     "step_jacobians",
     "jacobian_norms",
-    "clip_by_norm",
     "CliffRun",
     "cliff_model",
     "train_cliff",
@@ -94,37 +93,50 @@ def bptt(
     Z = elman(x, w, activation=activation)                # (B, T, m)
     loss = readout_loss(Z, W, Y)
     _, dphi = activation_fn(activation)
-    B, T, m = Z.shape
-    Zprev = torch.cat([Z.new_zeros(B, 1, m), Z[:, :-1]], dim=1)   # z_{t-1}, (B, T, m)
-    # pre-activations a_t, (B, T, m)
-    A = Zprev @ w.U.T + x @ w.V.T + w.b
-    D = dphi(A)                                           # phi'(a_t), (B, T, m)
-    R = Z @ W.T - Y                                       # residuals, (B, T, q)
-    # local errors W^T r_t, (B, T, m)
-    E = R @ W
-    G = torch.zeros_like(Z)                               # dL/da_t, (B, T, m)
     if truncate is None:
-        delta = torch.zeros_like(Z)
-        # U^T (phi'(a_{t+1}) delta_{t+1})
-        carry = Z.new_zeros(B, m)
-        for t in range(T - 1, -1, -1):
-            delta[:, t] = E[:, t] + carry
-            G[:, t] = D[:, t] * delta[:, t]
-            carry = G[:, t] @ w.U
+        dU, dV, db, dW, delta = _bptt(x, Z, w, W, Y, dphi)
     else:
         k = check_int(truncate, "truncate", min_value=1)
-        delta = E
-        for s in range(T):                                # loss term l_s ...
-            d = E[:, s]
-            # ... reaches a_s, ..., a_{s-k+1}
-            for t in range(s, max(s - k, -1), -1):
-                g = D[:, t] * d
-                G[:, t] += g
-                d = g @ w.U
+        dU, dV, db, dW, delta = _truncated_bptt(x, Z, w, W, Y, dphi, k)
+    return BPTTResult(loss=loss, dU=dU, dV=dV, db=db, dW=dW, delta=delta)
+
+
+def _bptt(x, Z, w, W, Y, dphi):
+    B, T, m = Z.shape
+    Zprev = torch.cat([Z.new_zeros(B, 1, m), Z[:, :-1]], dim=1)  # z_{t-1}, (B, T, m)
+    D = dphi(Zprev @ w.U.T + x @ w.V.T + w.b)         # phi'(a_t), (B, T, m)
+    R = Z @ W.T - Y                                   # residuals r_t, (B, T, q)
+    E = R @ W                                         # local errors W^T r_t, (B, T, m)
+    delta, G = torch.zeros_like(Z), torch.zeros_like(Z)  # dL/dz_t, dL/da_t
+    carry = Z.new_zeros(B, m)                         # U^T (phi'(a_{t+1}) delta_{t+1})
+    for t in range(T - 1, -1, -1):                    # backwards in time
+        delta[:, t] = E[:, t] + carry                 # delta_t = W^T r_t + carry
+        G[:, t] = D[:, t] * delta[:, t]               # dL/da_t = phi'(a_t) delta_t
+        carry = G[:, t] @ w.U
+    dU = torch.einsum("bti,btj->ij", G, Zprev)        # sum_t g_t z_{t-1}^T
+    dV = torch.einsum("bti,btj->ij", G, x)            # sum_t g_t x_t^T
+    dW = torch.einsum("btq,btm->qm", R, Z)            # sum_t r_t z_t^T
+    return dU, dV, G.sum(dim=(0, 1)), dW, delta
+
+
+def _truncated_bptt(x, Z, w, W, Y, dphi, k):
+    """BPTT in which each loss term reaches back only ``k`` steps."""
+    B, T, m = Z.shape
+    Zprev = torch.cat([Z.new_zeros(B, 1, m), Z[:, :-1]], dim=1)  # z_{t-1}, (B, T, m)
+    D = dphi(Zprev @ w.U.T + x @ w.V.T + w.b)         # phi'(a_t), (B, T, m)
+    R = Z @ W.T - Y                                   # residuals, (B, T, q)
+    E = R @ W                                         # local errors, (B, T, m)
+    G = torch.zeros_like(Z)                           # dL/da_t, (B, T, m)
+    for s in range(T):                                # loss term l_s ...
+        d = E[:, s]
+        for t in range(s, max(s - k, -1), -1):        # ... reaches a_s, ..., a_{s-k+1}
+            g = D[:, t] * d
+            G[:, t] += g
+            d = g @ w.U
     dU = torch.einsum("bti,btj->ij", G, Zprev)
     dV = torch.einsum("bti,btj->ij", G, x)
     dW = torch.einsum("btq,btm->qm", R, Z)
-    return BPTTResult(loss=loss, dU=dU, dV=dV, db=G.sum(dim=(0, 1)), dW=dW, delta=delta)
+    return dU, dV, G.sum(dim=(0, 1)), dW, E
 
 
 def step_jacobians(
@@ -169,33 +181,6 @@ def jacobian_norms(J: torch.Tensor) -> torch.Tensor:
         M = M @ J[t]                                   # dz_T/dz_{t}, lag T - t
         norms.append(torch.linalg.matrix_norm(M, ord=2))
     return torch.stack(norms)
-
-
-def clip_by_norm(
-    grads: Sequence[torch.Tensor], threshold: float
-) -> tuple[list[torch.Tensor], float]:
-    """Rescale gradients so that their joint norm is at most ``threshold``
-    (eq-rnn-clip).
-
-    g <- g * min(1, threshold / ||g||), with ||g|| the Euclidean norm of all entries
-    together (Pascanu, Mikolov & Bengio 2013). The direction is kept; only the length is
-    capped.
-
-    Args:
-        grads: tensors (any shapes).
-        threshold: the largest allowed norm, > 0.
-
-    Returns:
-        ``(clipped, norm)``: new tensors, and the norm before clipping.
-    """
-    threshold = check_real(threshold, "threshold", min_value=0.0, strict_min=True)
-    if isinstance(grads, torch.Tensor) or not grads:
-        raise TypeError("grads must be a non-empty sequence of tensors")
-    for i, g in enumerate(grads):
-        check_tensor(g, f"grads[{i}]", floating=True)
-    norm = torch.sqrt(sum((g.double() ** 2).sum() for g in grads)).item()
-    scale = min(1.0, threshold / norm) if norm > 0 else 1.0
-    return [g * scale for g in grads], norm
 
 
 @dataclass(frozen=True)

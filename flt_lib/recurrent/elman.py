@@ -149,6 +149,10 @@ def elman(
     if not isinstance(w, ElmanWeights):
         raise TypeError(f"w must be an ElmanWeights, got {type(w).__name__}")
     _check_x(x, w.n)
+    return _elman(x, w, z0, activation, reverse)
+
+
+def _elman(x, w, z0, activation, reverse):
     phi, _ = activation_fn(activation)
     z = x.new_zeros(x.shape[0], w.m) if z0 is None else z0.expand(x.shape[0], w.m)
     # (B, T, m), all inputs at once

@@ -34,8 +34,8 @@ from flt_lib._validate import (
     check_real,
     check_tensor,
 )
-from flt_lib.optim.adaptive import AdamConfig, AdamState, adam_init, adam_step
-from flt_lib.recurrent.bptt import clip_by_norm
+from flt_lib.optim.adaptive import AdamConfig
+from flt_lib.optim.train_step import adam_train_step
 
 __all__ = [
     "LSTMWeights",
@@ -48,7 +48,6 @@ __all__ = [
     "from_torch_gru",
     "adding_problem",
     "SequenceRegressor",
-    "adam_train_step",
     "AddingHistory",
     "train_adding",
 ]
@@ -158,7 +157,18 @@ def lstm(
             f"x must have shape (B, T, n) with n = {w.Wx.shape[1]}, got "
             f"{tuple(x.shape)}"
         )
-    h, c = (x.new_zeros(x.shape[0], w.m),) * 2 if state is None else state
+    if state is None:
+        h, c = (x.new_zeros(x.shape[0], w.m),) * 2
+    else:
+        if not isinstance(state, (tuple, list)) or len(state) != 2:
+            raise TypeError(
+                "state must be a pair (h_0, c_0) of tensors, got "
+                f"{type(state).__name__}"
+            )
+        h, c = state
+        shape = (x.shape[0], w.m)
+        for name, s in (("state[0] (h_0)", h), ("state[1] (c_0)", c)):
+            check_tensor(s, name, shape=shape, floating=True, shape_doc="(B, m)")
     H, C = [], []
     for x_t in x.unbind(1):
         h, c = lstm_cell(x_t, h, c, w)
@@ -202,7 +212,12 @@ def gru(x: torch.Tensor, w: GRUWeights, h0: torch.Tensor | None = None) -> torch
             f"x must have shape (B, T, n) with n = {w.Wx.shape[1]}, got "
             f"{tuple(x.shape)}"
         )
-    h = x.new_zeros(x.shape[0], w.m) if h0 is None else h0
+    if h0 is None:
+        h = x.new_zeros(x.shape[0], w.m)
+    else:
+        h = check_tensor(
+            h0, "h0", shape=(x.shape[0], w.m), floating=True, shape_doc="(B, m)"
+        )
     H = []
     for x_t in x.unbind(1):
         h = gru_cell(x_t, h, w)
@@ -332,45 +347,6 @@ class SequenceRegressor(torch.nn.Module):
         """Predictions, (B,), from inputs (B, T, n_in)."""
         out, _ = self.rnn(x)                            # (B, T, hidden)
         return self.head(out[:, -1]).squeeze(-1)
-
-
-def adam_train_step(
-    params: list[torch.Tensor], loss: torch.Tensor, state: AdamState | None,
-    config: AdamConfig, *, clip: float | None = None,
-) -> AdamState:
-    """Backpropagate ``loss``, clip the joint gradient norm, and take one Adam step in
-    place.
-
-    Adam is Chapter 3's :func:`~flt_lib.optim.adaptive.adam_step` (the same formulas as
-    ``torch.optim.Adam``), applied once to all parameters flattened into one vector;
-    clipping is :func:`~flt_lib.recurrent.bptt.clip_by_norm`.
-
-    Args:
-        params: the tensors to train (``requires_grad``).
-        loss: a scalar to minimise.
-        state: the Adam state from the previous call, or None on the first step.
-        config: Adam's hyperparameters.
-        clip: the clipping threshold, or None.
-
-    Returns:
-        The new Adam state (moments of the flattened parameters).
-    """
-    grads = torch.autograd.grad(loss, params)
-    if clip is not None:
-        grads, _ = clip_by_norm(grads, clip)
-    with torch.no_grad():
-        flat = torch.cat([p.reshape(-1) for p in params])           # (P,)
-        if state is None:
-            state = adam_init(flat, config)
-        flat, state = adam_step(
-            flat, torch.cat([g.reshape(-1) for g in grads]), state, config
-        )
-        offset = 0
-        # write back in place
-        for p in params:
-            p.copy_(flat[offset:offset + p.numel()].view_as(p))
-            offset += p.numel()
-    return state
 
 
 @dataclass(frozen=True)

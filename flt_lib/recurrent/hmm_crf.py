@@ -141,6 +141,10 @@ def chain_log_partition(
         A scalar tensor.
     """
     start = _check_chain(unary, pairwise, start)
+    return _chain_log_partition(unary, pairwise, start)
+
+
+def _chain_log_partition(unary, pairwise, start):
     alpha = start + unary[0]                                            # (L,)
     for u_t in unary[1:]:
         alpha = u_t + torch.logsumexp(alpha[:, None] + pairwise, dim=0)
@@ -160,6 +164,10 @@ def chain_viterbi(
         ``(y, score)``: the labels (n,) int64 and s(y).
     """
     start = _check_chain(unary, pairwise, start)
+    return _chain_viterbi(unary, pairwise, start)
+
+
+def _chain_viterbi(unary, pairwise, start):
     delta = start + unary[0]
     back = []
     for u_t in unary[1:]:

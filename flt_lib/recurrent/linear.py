@@ -281,6 +281,10 @@ def lru_lambda(nu: torch.Tensor, phi: torch.Tensor) -> torch.Tensor:
     """
     check_tensor(nu, "nu", floating=True)
     check_tensor(phi, "phi", floating=True)
+    return _lru_lambda(nu, phi)
+
+
+def _lru_lambda(nu, phi):
     return torch.exp(torch.complex(-torch.exp(nu), phi))
 
 
@@ -396,6 +400,10 @@ def selective_scalar_ssm(
     if A == 0:
         raise ValueError("A must be < 0, got 0.0")
     B = check_real(B, "B")
+    return _selective_scalar_ssm(x, u, A, B)
+
+
+def _selective_scalar_ssm(x, u, A, B):
     delta = torch.nn.functional.softplus(u)
     A_bar, B_bar = zoh_discretise(x.new_tensor(A), x.new_tensor(B), delta)
     return scan_chunked(A_bar, B_bar * x)

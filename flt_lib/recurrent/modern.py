@@ -170,6 +170,10 @@ def retention_chunkwise(
     """
     _check_qkv(q, k, v)
     c = check_int(chunk, "chunk", min_value=1)
+    return _retention_chunkwise(q, k, v, gamma, c)
+
+
+def _retention_chunkwise(q, k, v, gamma, c):
     g = _gamma(gamma, q)
     T = q.shape[-2]
     pad = (-T) % c
@@ -225,6 +229,10 @@ def wkv_recurrent(
         wkv, (B, T, C).
     """
     _check_wkv(w, u, k, v)
+    return _wkv_recurrent(w, u, k, v)
+
+
+def _wkv_recurrent(w, u, k, v):
     p = torch.zeros_like(k[:, 0])
     q = torch.zeros_like(k[:, 0])
     o = torch.full_like(k[:, 0], -1e38)
@@ -320,6 +328,10 @@ def causal_conv(
     check_tensor(x, "x", floating=True, shape_doc="(..., T)")
     check_tensor(K, "K", ndim=1, floating=True, shape_doc="(T_K,)")
     check_choice(method, "method", ["fft", "direct"])
+    return _causal_conv(x, K, method)
+
+
+def _causal_conv(x, K, method):
     T = x.shape[-1]
     if K.shape[0] > T:
         raise ValueError(f"K must have at most T = {T} taps, got {K.shape[0]}")
@@ -366,6 +378,10 @@ def linear_attention_recurrent(
     total.
     """
     _check_qkv(q, k, v)
+    return _linear_attention_recurrent(q, k, v)
+
+
+def _linear_attention_recurrent(q, k, v):
     fq, fk = elu_feature_map(q), elu_feature_map(k)
     S = q.new_zeros(q.shape[:-2] + (q.shape[-1], v.shape[-1]))
     s = q.new_zeros(q.shape[:-2] + (q.shape[-1],))

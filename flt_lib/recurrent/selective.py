@@ -32,7 +32,7 @@ from torch import nn
 
 from flt_lib._validate import check_generator, check_int, check_real
 from flt_lib.optim.adaptive import AdamConfig
-from flt_lib.recurrent.gated import adam_train_step
+from flt_lib.optim.train_step import adam_train_step
 from flt_lib.recurrent.linear import scan_loop
 
 __all__ = ["selective_copying", "SSMLayer", "CopyModel", "CopyHistory", "train_copying"]

@@ -27,7 +27,7 @@ from torch import nn
 
 from flt_lib._validate import check_generator, check_int, check_real, check_tensor
 from flt_lib.optim.adaptive import AdamConfig
-from flt_lib.recurrent.gated import adam_train_step
+from flt_lib.optim.train_step import adam_train_step
 
 __all__ = [
     "additive_attention",
@@ -58,6 +58,10 @@ def additive_attention(
     """
     check_tensor(s, "s", ndim=2, floating=True, shape_doc="(B, d_s)")
     check_tensor(H, "H", ndim=3, floating=True, shape_doc="(B, L, d_h)")
+    return _additive_attention(s, H, W_a, U_a, v, UH)
+
+
+def _additive_attention(s, H, W_a, U_a, v, UH):
     if UH is None:
         UH = H @ U_a.T                                           # (B, L, d_a)
     scores = torch.tanh((s @ W_a.T).unsqueeze(1) + UH) @ v       # (B, L)

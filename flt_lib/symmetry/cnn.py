@@ -98,31 +98,31 @@ def conv2d(
     stride = check_int(stride, "stride", min_value=1)
     padding = check_int(padding, "padding", min_value=0)
     check_choice(padding_mode, "padding_mode", ["zeros", "circular"])
-    xp = _pad(x, padding, padding_mode)  # (B, C_in, H + 2p, W + 2p)
-    kh, kw = w.shape[2:]
-    Ho = (xp.shape[2] - kh) // stride + 1
-    Wo = (xp.shape[3] - kw) // stride + 1
-    if Ho < 1 or Wo < 1:
-        raise ValueError(
-            f"the kernel ({kh}, {kw}) is larger than the padded input "
-            f"{tuple(xp.shape[2:])}"
-        )
-    y = x.new_zeros(x.shape[0], w.shape[0], Ho, Wo)
-    for p in range(kh):
-        for q in range(kw):
-            window = xp[
-                :,
-                :,
-                p : p + stride * (Ho - 1) + 1 : stride,
-                q : q + stride * (Wo - 1) + 1 : stride,
-            ]
-            y = y + torch.einsum("oc,bcij->boij", w[:, :, p, q], window)
     if bias is not None:
         check_tensor(
             bias, "bias", shape=(w.shape[0],), floating=True, shape_doc="(C_out,)"
         )
-        y = y + bias[None, :, None, None]
-    return y
+    xp = _pad(x, padding, padding_mode)  # (B, C_in, H + 2p, W + 2p)
+    kh, kw = w.shape[2:]
+    if xp.shape[2] < kh or xp.shape[3] < kw:
+        raise ValueError(
+            f"the kernel ({kh}, {kw}) is larger than the padded input "
+            f"{tuple(xp.shape[2:])}"
+        )
+    return _conv2d(xp, w, bias, stride)
+
+
+def _conv2d(xp, w, bias, stride):
+    # xp: padded input (B, C_in, H, W); w: kernel (C_out, C_in, k_h, k_w)
+    kh, kw = w.shape[2:]
+    Ho, Wo = (xp.shape[2] - kh) // stride + 1, (xp.shape[3] - kw) // stride + 1
+    y = xp.new_zeros(xp.shape[0], w.shape[0], Ho, Wo)            # (B, C_out, Ho, Wo)
+    for p in range(kh):      # y[b,o,i,j] += sum_c w[o,c,p,q] x[b,c,s*i+p,s*j+q]
+        for q in range(kw):
+            window = xp[:, :, p : p + stride * (Ho - 1) + 1 : stride,
+                        q : q + stride * (Wo - 1) + 1 : stride]   # (B, C_in, Ho, Wo)
+            y = y + torch.einsum("oc,bcij->boij", w[:, :, p, q], window)
+    return y if bias is None else y + bias[None, :, None, None]
 
 
 def max_pool2d(
@@ -173,6 +173,10 @@ def conv2d_input_grad(
     Returns:
         dL/dx, (B, C_in, H_out + k_h - 1 - 2 padding, W_out + k_w - 1 - 2 padding).
     """
+    return _conv2d_input_grad(grad_y, w, padding)
+
+
+def _conv2d_input_grad(grad_y, w, padding):
     grad_y = _images(grad_y, "grad_y")
     w = check_tensor(w, "w", ndim=4, floating=True, shape_doc="(C_out, C_in, k_h, k_w)")
     if w.shape[0] != grad_y.shape[1]:
@@ -255,6 +259,10 @@ def p4_lift(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     Returns:
         (B, C_out, 4, N, N).
     """
+    return _p4_lift(x, w)
+
+
+def _p4_lift(x, w):
     x = _images(x)
     w = check_tensor(w, "w", ndim=4, floating=True, shape_doc="(C_out, C_in, k, k)")
     if x.shape[2] != x.shape[3]:

@@ -85,6 +85,10 @@ def circular_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
     Returns:
         (..., n).
     """
+    return _circular_conv(x, h)
+
+
+def _circular_conv(x, h):
     x = _signal(x, "x")
     h = check_tensor(h, "h", ndim=1, floating=True, shape_doc="(m,)")
     if h.shape[0] > x.shape[-1]:
@@ -233,6 +237,10 @@ def shift_commutant_basis(n: int, *, step: int = 1, tol: float = 1e-9) -> torch.
     """
     n = check_int(n, "n", min_value=1, max_value=24)
     step = check_int(step, "step", min_value=1, max_value=n)
+    return _shift_commutant_basis(n, step, tol)
+
+
+def _shift_commutant_basis(n, step, tol):
     T = torch.linalg.matrix_power(shift_matrix(n), step)
     eye = torch.eye(n, dtype=torch.float64)
     # Row-major flattening: vec(A M B) = (A kron B^T) vec(M), so vec(T M - M T) is this

@@ -77,6 +77,10 @@ def gcn_layer(
     Returns:
         (n, d_out).
     """
+    return _gcn_layer(X, A_hat, W, b, relu)
+
+
+def _gcn_layer(X, A_hat, W, b, relu):
     X = _features(X)
     A_hat = _square(A_hat, X.shape[0], "A_hat")
     W = check_tensor(W, "W", ndim=2, floating=True, shape_doc="(d_in, d_out)")
@@ -304,6 +308,10 @@ def oversquashing_bound(
     if not isinstance(weights, (list, tuple)) or not weights:
         raise TypeError("weights must be a non-empty list of (d_in, d_out) tensors")
     i = check_int(i, "i", min_value=0, max_value=A_hat.shape[0] - 1)
+    return _oversquashing_bound(A_hat, weights, i)
+
+
+def _oversquashing_bound(A_hat, weights, i):
     scale = 1.0
     for k, W in enumerate(weights):
         W = check_tensor(

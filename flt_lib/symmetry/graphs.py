@@ -269,6 +269,10 @@ def dirichlet_energy(X: torch.Tensor, A_hat: torch.Tensor) -> float:
         floating=True,
         shape_doc="(n, n)",
     )
+    return _dirichlet_energy(X, A_hat)
+
+
+def _dirichlet_energy(X, A_hat):
     diag = torch.diagonal(A_hat)
     if not bool((diag > 0).all()):
         raise ValueError(

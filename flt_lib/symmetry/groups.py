@@ -139,6 +139,10 @@ def act(x: torch.Tensor, perm: torch.Tensor, dim: int = -1) -> torch.Tensor:
             f"perm has length {perm.shape[0]} but x has {x.shape[dim]} entries along "
             f"dim {dim}"
         )
+    return _act(x, perm, dim)
+
+
+def _act(x, perm, dim):
     return x.index_select(dim, perm.to(x.device))
 
 
@@ -164,6 +168,10 @@ def symmetrize_invariant(
     if not callable(f):
         raise TypeError(f"f must be callable, got {type(f).__name__}")
     group = _check_group(group)
+    return _symmetrize_invariant(f, x, group, dim)
+
+
+def _symmetrize_invariant(f, x, group, dim):
     total = f(act(x, group[0], dim))
     for p in group[1:]:
         total = total + f(act(x, p, dim))
@@ -196,6 +204,10 @@ def symmetrize_equivariant(
     if not callable(f):
         raise TypeError(f"f must be callable, got {type(f).__name__}")
     group = _check_group(group)
+    return _symmetrize_equivariant(f, x, group, dim, out_dim)
+
+
+def _symmetrize_equivariant(f, x, group, dim, out_dim):
     out_dim = dim if out_dim is None else out_dim
     total = None
     for p in group:

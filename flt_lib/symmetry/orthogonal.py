@@ -62,6 +62,10 @@ def procrustes(X: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:
     Args:
         X, Y: (d, n) each.
     """
+    return _procrustes(X, Y)
+
+
+def _procrustes(X, Y):
     X, Y = _tokens(X), _tokens(Y, "Y")
     if X.shape != Y.shape:
         raise ValueError(
@@ -122,6 +126,10 @@ def knowledge_attention(
     Returns:
         (d, n).
     """
+    return _knowledge_attention(X, Z_q, Z_k)
+
+
+def _knowledge_attention(X, Z_q, Z_k):
     X = _tokens(X)
     Z_q = check_tensor(Z_q, "Z_q", ndim=2, floating=True, shape_doc="(d, k)")
     Z_k = check_tensor(
@@ -189,6 +197,10 @@ def streaming_attention(X: torch.Tensor, i: int, W: torch.Tensor) -> torch.Tenso
     Returns:
         (d,).
     """
+    return _streaming_attention(X, i, W)
+
+
+def _streaming_attention(X, i, W):
     X = _tokens(X)
     i = check_int(i, "i", min_value=0, max_value=X.shape[1] - 1)
     W = check_tensor(

@@ -217,6 +217,10 @@ def critical_points(features: torch.Tensor) -> torch.Tensor:
     features = check_tensor(
         features, "features", ndim=2, floating=True, shape_doc="(N, K)"
     )
+    return _critical_points(features)
+
+
+def _critical_points(features):
     return torch.unique(features.argmax(dim=0))  # (c,)
 
 
@@ -263,6 +267,10 @@ def reynolds_dimension(n: int, k_in: int, k_out: int) -> int:
         The dimension (an integer).
     """
     n = check_int(n, "n", min_value=1, max_value=8)
+    return _reynolds_dimension(n, k_in, k_out)
+
+
+def _reynolds_dimension(n, k_in, k_out):
     k = check_int(k_in, "k_in", min_value=0) + check_int(k_out, "k_out", min_value=0)
     total = sum(
         sum(i == p for i, p in enumerate(perm)) ** k
@@ -365,6 +373,10 @@ def set_from_power_sums(p: torch.Tensor) -> torch.Tensor:
         reals).
     """
     p = check_tensor(p, "p", ndim=1, floating=True, shape_doc="(n,)")
+    return _set_from_power_sums(p)
+
+
+def _set_from_power_sums(p):
     n = p.shape[0]
     if n == 0:
         raise ValueError("p must hold at least one power sum")

@@ -140,6 +140,10 @@ def polynomial_filter(
     Returns:
         Like x.
     """
+    return _polynomial_filter(L, x, alphas)
+
+
+def _polynomial_filter(L, x, alphas):
     alphas = _alphas(alphas)
     x = check_tensor(x, "x", floating=True)
     if not isinstance(L, torch.Tensor) or L.ndim != 2 or L.shape[0] != x.shape[0]:
@@ -174,6 +178,10 @@ def graph_conv(x: torch.Tensor, y: torch.Tensor, U: torch.Tensor) -> torch.Tenso
         (n,), real part if U is complex.
     """
     U = check_tensor(U, "U", ndim=2, shape_doc="(n, n)")
+    return _graph_conv(x, y, U)
+
+
+def _graph_conv(x, y, U):
     n = U.shape[0]
     x = check_tensor(x, "x", shape=(n,), floating=True, shape_doc="(n,)")
     y = check_tensor(y, "y", shape=(n,), floating=True, shape_doc="(n,)")

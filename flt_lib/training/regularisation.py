@@ -306,7 +306,9 @@ def shift_invariance_gap(
     return torch.stack(gaps).mean().item()
 
 
-def random_circular_shifts(X: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+def random_circular_shifts(
+    X: torch.Tensor, *, generator: torch.Generator
+) -> torch.Tensor:
     """Shift every signal by its own uniformly random amount in ``{0, ..., d-1}``.
 
     The augmentation of Section 3.5, in the form ``logistic_gd(..., augment=...)``

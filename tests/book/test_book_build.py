@@ -20,7 +20,11 @@ IN_MAKE_TEST = bool(os.environ.get("FLT_RUN_ID"))
 
 @pytest.fixture(scope="module")
 def build_log() -> str:
-    proc = _build.build(fresh=True)
+    from filelock import FileLock
+
+    # the lock is shared with tests/book/test_reader_notebooks.py, which reads _build/html
+    with FileLock(str(ROOT / "_build" / ".html.lock")):
+        proc = _build.build(fresh=True)
     return proc.stdout + proc.stderr
 
 

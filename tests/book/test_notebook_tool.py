@@ -1,5 +1,6 @@
 """The setup-cell template, stamping, stripping and the student edition (book.notebook)."""
 
+import ast
 import json
 
 import pytest
@@ -41,8 +42,18 @@ def test_setup_source_bad_input():
         nbt.setup_source("https://x", "")
 
 
-def test_setup_source_compiles():
-    compile(nbt.setup_source("https://github.com/org/book", "0.1.0"), "<setup>", "exec")
+def test_setup_source_compiles_and_installs_only_when_missing():
+    src = nbt.setup_source("https://github.com/org/book", "0.1.0")
+    code = compile(src, "<setup>", "exec")
+    assert code.co_filename == "<setup>"
+    tree = ast.parse(src)
+    guards = [n for n in ast.walk(tree)
+              if isinstance(n, ast.If) and "find_spec" in ast.unparse(n.test)]
+    assert guards and all(ast.unparse(n.test).endswith("is None") for n in guards)
+    # pip runs only inside that guard
+    unguarded = [s for s in tree.body if not (isinstance(s, ast.If) and s in guards)]
+    assert not any("pip" in ast.unparse(s) for s in unguarded)
+    assert any("pip" in ast.unparse(n) for n in guards)
 
 
 def test_stamp_inserts_after_leading_markdown_then_is_idempotent(tmp_path):

@@ -53,7 +53,18 @@ def test_student_site_builds_strictly_without_solutions(tmp_path):
     assert proc.returncode == 0 and not warnings, "\n".join(warnings[:30]) + log[-2000:]
     assert "Executing notebook" not in log, "the student site build executed a notebook"
     html = tmp_path / "site" / "_build" / "html"
+    # issue 20: the home page promises no Colab button and no collapsed solutions, and the
+    # instructors' course guide is not part of the student edition
+    home = re.sub(r"<[^>]+>", " ", (html / "chapters" / "intro.html").read_text(encoding="utf-8"))
+    for promise in ("rocket", "Colab button", "course guide", "Course guide"):
+        assert promise not in home, f"the student home page mentions {promise!r}"
+    assert not re.search(r"collapsed[^.]*solution|solution[^.]*collapsed", home, re.I)
+    assert not (html / "chapters" / "course_guide.html").exists()
+    assert not list(html.rglob("*.html")) or not any(
+        "course_guide.html" in p.read_text(encoding="utf-8") for p in html.rglob("*.html"))
     for page in toc_files():
+        if page == "chapters/course_guide":
+            continue
         if not (ROOT / f"{page}.ipynb").exists():
             continue
         text = (html / f"{page}.html").read_text(encoding="utf-8")

@@ -57,7 +57,7 @@ def test_linear_kernel_gp_is_bayesian_linear_regression():
 def test_sample_gp_covariance():
     x = torch.linspace(0, 1, 4, dtype=torch.float64)[:, None]
     K = gp.rbf_kernel(x, x, lengthscale=0.5)
-    F = gp.sample_gp(K, 20000, torch_generator(4))
+    F = gp.sample_gp(K, 20000, generator=torch_generator(4))
     se = torch.sqrt((K.diagonal()[:, None] * K.diagonal()[None, :] + K**2) / 20000)
     assert ((torch.cov(F.T) - K).abs() / se).max() < 4.5
 
@@ -78,4 +78,4 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="noise_var must be >= 0"):
         gp.log_marginal_likelihood(K, y, noise_var=-1.0)
     with pytest.raises(ValueError, match="K must have shape"):
-        gp.sample_gp(K[:3], 2, torch_generator(0))
+        gp.sample_gp(K[:3], 2, generator=torch_generator(0))

@@ -52,7 +52,7 @@ def test_sample_then_optimise_has_the_posterior_moments():
 
 def test_sample_gaussian_moments():
     cov = torch.tensor([[1.0, 0.8], [0.8, 2.0]], dtype=torch.float64)
-    S = linear.sample_gaussian(torch.tensor([1.0, -1.0], dtype=torch.float64), cov, 20000, torch_generator(2))
+    S = linear.sample_gaussian(torch.tensor([1.0, -1.0], dtype=torch.float64), cov, 20000, generator=torch_generator(2))
     assert S.shape == (20000, 2)
     assert _z_scores_cov(S, cov).max() < 4.5
 
@@ -69,7 +69,7 @@ def test_predictive_matches_quadratic_form():
 def test_reweighting_posterior_draws_halves_the_variance():
     mean = torch.zeros(2, dtype=torch.float64)
     cov = torch.tensor([[1.0, 0.3], [0.3, 0.5]], dtype=torch.float64)
-    S = linear.sample_gaussian(mean, cov, 40000, torch_generator(4))
+    S = linear.sample_gaussian(mean, cov, 40000, generator=torch_generator(4))
     x = torch.tensor([[1.0, 2.0]], dtype=torch.float64)
     f = S @ x.T                                                   # (S, 1)
     exact = (x @ cov @ x.T).item()
@@ -98,7 +98,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="X_test must have shape"):
         linear.blr_predictive(post, torch.ones(3, 2, dtype=torch.float64))
     with pytest.raises(ValueError, match="n_samples must be >= 1"):
-        linear.sample_gaussian(post.mean, post.cov, 0, torch_generator(0))
+        linear.sample_gaussian(post.mean, post.cov, 0, generator=torch_generator(0))
     with pytest.raises(TypeError, match="generator must be a torch.Generator"):
         linear.sample_then_optimise(X, y, prior_var=1.0, noise_var=1.0, n_samples=2, generator=0)
     with pytest.raises(ValueError, match="log_weights must have shape"):

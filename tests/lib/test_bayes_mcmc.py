@@ -143,7 +143,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="max_lag must be <= 4"):
         mcmc.autocorrelation(torch.zeros(5, dtype=torch.float64), max_lag=5)
     with pytest.raises(ValueError, match="log_ratio must be a 1-D tensor"):
-        mcmc.metropolis_accept(torch.zeros(2, 2), torch_generator(0))
+        mcmc.metropolis_accept(torch.zeros(2, 2), generator=torch_generator(0))
     with pytest.raises(ValueError, match="ell must be >= 0"):
         mcmc.rwm_limit_acceptance(-1.0)
     with pytest.raises(ValueError, match="accept_rate must have shape"):

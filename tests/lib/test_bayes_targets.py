@@ -37,7 +37,7 @@ def test_gaussian_log_prob_and_gradient():
 @pytest.mark.parametrize("make", ["mixture", "logistic"])
 def test_gradients_match_autograd_and_minibatches_are_unbiased(make):
     if make == "mixture":
-        tg = targets.MixturePosterior(targets.welling_teh_data(12, torch_generator(2)))
+        tg = targets.MixturePosterior(targets.welling_teh_data(12, generator=torch_generator(2)))
         d = 2
     else:
         tg = _logistic()
@@ -55,9 +55,9 @@ def test_gradients_match_autograd_and_minibatches_are_unbiased(make):
 
 
 def test_mixture_modes_and_data():
-    x = targets.welling_teh_data(2000, torch_generator(4))
+    x = targets.welling_teh_data(2000, generator=torch_generator(4))
     assert x.shape == (2000,) and abs(x.mean().item() - 0.5) < 0.1 and abs(x.var().item() - 2.25) < 0.2
-    tg = targets.MixturePosterior(targets.welling_teh_data(100, torch_generator(0)))
+    tg = targets.MixturePosterior(targets.welling_teh_data(100, generator=torch_generator(0)))
     grid = targets.grid_posterior(tg.log_prob, (-3.0, -4.0), (4.0, 4.0), 200)
     assert grid.weights.sum().item() == pytest.approx(1.0)
     # Two modes of comparable mass, at theta_2 > 0 and theta_2 < 0.
@@ -89,6 +89,6 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="y must contain only -1 and \\+1"):
         targets.LogisticPosterior(torch.zeros(2, 2, dtype=torch.float64), torch.zeros(2, dtype=torch.float64))
     with pytest.raises(ValueError, match="n must be >= 1"):
-        targets.welling_teh_data(0, torch_generator(0))
+        targets.welling_teh_data(0, generator=torch_generator(0))
     with pytest.raises(ValueError, match="lo and hi must be 2-D corners"):
         targets.grid_posterior(tg.log_prob, (1.0, 1.0), (0.0, 2.0), 10)

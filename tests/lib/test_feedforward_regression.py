@@ -73,7 +73,7 @@ def test_logistic_gd_one_step_is_autograd_step_with_bias_and_decay():
     assert torch.allclose(fit2.w, fit.w - 0.3 * gw, atol=1e-14)
     # an augmentation that does nothing changes nothing
     same = rg.logistic_gd(X, y01, lr=0.3, steps=2, weight_decay=0.1, fit_bias=True,
-                          augment=lambda Z, gen: Z, generator=torch_generator(0))
+                          augment=lambda Z, *, generator: Z, generator=torch_generator(0))
     assert torch.equal(same.w, fit2.w)
 
 

@@ -119,7 +119,7 @@ def test_attention_and_predict_match_a_loop():
     g = torch_generator(1)
     W, p = torch.randn(30, 30, generator=g) / 5, torch.randn(30, generator=g)
     nu = ts.linear_head(cfg)
-    att, f = ts.attention(s.X, W, p), ts.predict(s.X, W, p, nu)
+    att, f = ts.cls_attention(s.X, W, p), ts.predict(s.X, W, p, nu)
     for i in range(5):
         ref = torch.softmax(torch.stack([s.X[i, t] @ (W @ p) for t in range(cfg.T)]), dim=0)
         torch.testing.assert_close(att[i], ref)
@@ -143,11 +143,11 @@ def test_query_key_value_reduction_matches_torch_attention():
 def test_attention_bad_shapes():
     X = torch.zeros(2, 3, 4)
     with pytest.raises(ValueError, match=r"X must be a 3-D tensor \(n, T, d\), got shape \(3, 4\)"):
-        ts.attention(torch.zeros(3, 4), torch.eye(4), torch.zeros(4))
+        ts.cls_attention(torch.zeros(3, 4), torch.eye(4), torch.zeros(4))
     with pytest.raises(ValueError, match=r"W must have shape \(d, d\) = \(4, 4\), got \(3, 3\)"):
-        ts.attention(X, torch.eye(3), torch.zeros(4))
+        ts.cls_attention(X, torch.eye(3), torch.zeros(4))
     with pytest.raises(ValueError, match=r"p must have shape \(d,\) = \(4,\), got \(5,\)"):
-        ts.attention(X, torch.eye(4), torch.zeros(5))
+        ts.cls_attention(X, torch.eye(4), torch.zeros(5))
     with pytest.raises(ValueError, match=r"nu must have shape \(d,\)"):
         ts.predict(X, torch.eye(4), torch.zeros(4), torch.zeros(3))
     with pytest.raises(ValueError, match=r"margins must be a 1-D tensor"):
@@ -240,7 +240,7 @@ def test_broken_variant_fails_the_signal_check():
     x_1 stays below 0.3') fails for a model that did learn it: the query mu_+ + mu_-."""
     cfg, train = _data(mu=5.0, d=2000)
     p = sum(ts.class_signals(cfg))
-    attn_on_relevant = ts.attention(train.X, torch.eye(cfg.d), p)[:, 0].mean().item()
+    attn_on_relevant = ts.cls_attention(train.X, torch.eye(cfg.d), p)[:, 0].mean().item()
     assert not attn_on_relevant < 0.3, attn_on_relevant
 
 

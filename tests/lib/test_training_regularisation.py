@@ -118,7 +118,7 @@ def test_invariance_gap_and_augmentation():
 
 def test_random_circular_shifts_draws_one_shift_per_row():
     X = torch.arange(12.0).reshape(3, 4)
-    out = reg.random_circular_shifts(X, torch_generator(0))
+    out = reg.random_circular_shifts(X, generator=torch_generator(0))
     shifts = torch.randint(0, 4, (3,), generator=torch_generator(0))
     assert torch.equal(out, reg.circular_shift(X, shifts))
     assert all(torch.equal(o, torch.roll(x, s)) for o, x, s in zip(out, X, shifts.tolist()))

@@ -100,7 +100,8 @@ def logistic_gd(
     Each step computes the residual ``r = sigmoid(X w + b) - y`` and updates ``w <- w -
     lr (X^T r / n + lambda w)`` and ``b <- b - lr mean(r)``, the gradient of eq.
     ``eq-ff-logistic-loss`` plus ``(lambda / 2) ||w||^2`` (eq. ``eq-ff-logistic-grad``).
-    With ``augment``, every step replaces ``X`` by ``augment(X, generator)``, a fresh
+    With ``augment``, every step replaces ``X`` by ``augment(X, generator=generator)``,
+    a fresh
     random transformation of each example (on-the-fly data augmentation).
 
     Args:
@@ -135,7 +136,7 @@ def logistic_gd(
         losses[t] = (torch.nn.functional.softplus(z) - y01 * z).mean()
         if t == steps:
             break
-        Xt = X if augment is None else augment(X, generator)  # (n, d)
+        Xt = X if augment is None else augment(X, generator=generator)  # (n, d)
         zt = z if augment is None else Xt @ w + b  # (n,)
         r = torch.sigmoid(zt) - y01  # (n,) n times d loss / d logit
         w = w - lr * (Xt.T @ r / n + lam * w)

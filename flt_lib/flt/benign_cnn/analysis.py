@@ -61,6 +61,10 @@ def coefficient_summary(hist: CNNHistory, y: torch.Tensor) -> CoefficientSummary
         raise ValueError(
             "hist must be a CNNHistory with rho recorded (train with track_rho=True)"
         )
+    return _coefficient_summary(hist, y)
+
+
+def _coefficient_summary(hist, y):
     R, B, _, m, n = hist.rho.shape
     check_tensor(y, "y", shape=(B, n), shape_doc="(B, n)")
     if not bool(((y == 1) | (y == -1)).all()):

@@ -73,6 +73,10 @@ def cnn_output(
         f of shape (B, n).
     """
     check_tensor(W, "W", ndim=4, floating=True, shape_doc="(B, 2, m, d)")
+    return _cnn_output(W, mu, xi, y_clean)
+
+
+def _cnn_output(W, mu, xi, y_clean):
     B, _, m, d = W.shape
     check_tensor(W, "W", shape=(B, 2, m, d), shape_doc="(B, 2, m, d)")
     check_tensor(mu, "mu", shape=(B, d), shape_doc="(B, d)")

@@ -31,6 +31,7 @@ from flt_lib.flt.ntk.kernels import (
 from flt_lib.flt.ntk.lazy import AlphaHistory, feature_alignment, train_alpha
 from flt_lib.flt.ntk.occam import occam_bound, quantise
 from flt_lib.flt.ntk.shallow import (
+    check_two_layer_params,
     empirical_ntk,
     init_two_layer,
     jacobian_autograd,
@@ -39,6 +40,7 @@ from flt_lib.flt.ntk.shallow import (
 )
 
 __all__ = [
+    "check_two_layer_params",
     "AlphaHistory",
     "arccos_ntk",
     "deep_empirical_ntk",

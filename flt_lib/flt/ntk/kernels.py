@@ -118,6 +118,10 @@ def relu_ntk(X1: torch.Tensor, X2: torch.Tensor, *, depth: int) -> torch.Tensor:
     """
     n1, n2 = _check_pair(X1, X2)
     depth = check_int(depth, "depth", min_value=1)
+    return _relu_ntk(X1, X2, depth, n1, n2)
+
+
+def _relu_ntk(X1, X2, depth, n1, n2):
     s11, s22 = n1**2, n2**2  # Sigma_l(x, x), Sigma_l(x', x')
     sigma = X1 @ X2.T  # (n1, n2) Sigma_1(x, x')
     theta = sigma.clone()  # Theta_1
@@ -187,6 +191,10 @@ def kernel_gd(
         Test predictions after ``steps`` steps, shape (n_test,).
     """
     check_tensor(K_train, "K_train", ndim=2, floating=True, shape_doc="(n, n)")
+    return _kernel_gd(K_train, y, K_test, lr, steps)
+
+
+def _kernel_gd(K_train, y, K_test, lr, steps):
     n = K_train.shape[0]
     check_tensor(K_train, "K_train", shape=(n, n), shape_doc="(n, n)")
     check_tensor(y, "y", shape=(n,), floating=True, shape_doc="(n,)")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import torch
 
 from flt_lib._validate import check_int, check_real, check_tensor
-from flt_lib.flt.ntk.shallow import check_params, two_layer
+from flt_lib.flt.ntk.shallow import check_two_layer_params, two_layer
 
 __all__ = ["AlphaHistory", "feature_alignment", "train_alpha"]
 
@@ -86,7 +86,7 @@ def train_alpha(
     Returns:
         An :class:`AlphaHistory`.
     """
-    check_params(X, W0, a0)
+    check_two_layer_params(X, W0, a0)
     check_tensor(y, "y", shape=(X.shape[0],), floating=True, shape_doc="(n,)")
     alpha = check_real(alpha, "alpha", min_value=0.0, strict_min=True)
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
@@ -97,7 +97,7 @@ def train_alpha(
             "X_test and y_test must be given together, got only one of them"
         )
     if X_test is not None:
-        check_params(X_test, W0, a0, "X_test")
+        check_two_layer_params(X_test, W0, a0, "X_test")
         check_tensor(
             y_test,
             "y_test",

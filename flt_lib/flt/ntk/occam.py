@@ -63,6 +63,10 @@ def occam_bound(
     if delta >= 1.0:
         raise ValueError(f"delta must be < 1, got {delta}")
     loss_range = check_real(loss_range, "loss_range", min_value=0.0, strict_min=True)
+    return _occam_bound(n_params, bits, n, delta, loss_range)
+
+
+def _occam_bound(n_params, bits, n, delta, loss_range):
     return loss_range * math.sqrt(
         (bits * n_params * math.log(2) + math.log(1 / delta)) / (2 * n)
     )

@@ -18,7 +18,7 @@ import torch
 from flt_lib._validate import check_generator, check_int, check_tensor
 
 __all__ = [
-    "check_params",
+    "check_two_layer_params",
     "empirical_ntk",
     "init_two_layer",
     "jacobian_autograd",
@@ -48,7 +48,7 @@ def init_two_layer(
     return W, a
 
 
-def check_params(
+def check_two_layer_params(
     X: torch.Tensor, W: torch.Tensor, a: torch.Tensor, name: str = "X"
 ) -> None:
     """Check inputs X (n, d) against the weights W (m, d) and a (m,) of the two-layer
@@ -75,7 +75,7 @@ def two_layer(X: torch.Tensor, W: torch.Tensor, a: torch.Tensor) -> torch.Tensor
     Returns:
         Outputs, shape (n,).
     """
-    check_params(X, W, a)
+    check_two_layer_params(X, W, a)
     return torch.relu(X @ W.T) @ a / math.sqrt(W.shape[0])  # (n,)
 
 
@@ -93,7 +93,7 @@ def ntk_features(X: torch.Tensor, W: torch.Tensor, a: torch.Tensor) -> torch.Ten
     Returns:
         The Jacobian, shape (n, m*d + m).
     """
-    check_params(X, W, a)
+    check_two_layer_params(X, W, a)
     m = W.shape[0]
     pre = X @ W.T  # (n, m)
     gW = ((pre > 0).to(X) * a)[:, :, None] * X[:, None, :]  # (n, m, d)
@@ -115,7 +115,7 @@ def jacobian_autograd(
     Returns:
         The Jacobian, shape (n, m*d + m), in the layout of :func:`ntk_features`.
     """
-    check_params(X, W, a)
+    check_two_layer_params(X, W, a)
     Wg = W.detach().clone().requires_grad_(True)
     ag = a.detach().clone().requires_grad_(True)
     rows = []
@@ -145,8 +145,12 @@ def empirical_ntk(
     Returns:
         The kernel matrix, shape (n1, n2).
     """
-    check_params(X1, W, a, "X1")
-    check_params(X2, W, a, "X2")
+    check_two_layer_params(X1, W, a, "X1")
+    check_two_layer_params(X2, W, a, "X2")
+    return _empirical_ntk(X1, X2, W, a)
+
+
+def _empirical_ntk(X1, X2, W, a):
     m = W.shape[0]
     p1, p2 = X1 @ W.T, X2 @ W.T  # (n1, m), (n2, m)
     k_a = torch.relu(p1) @ torch.relu(p2).T  # (n1, n2): second-layer part

@@ -54,7 +54,7 @@ from flt_lib.flt.token_selection.data import (
 )
 from flt_lib.flt.token_selection.model import (
     INITS,
-    attention,
+    cls_attention,
     gradients,
     handcrafted_query,
     hard_selection_accuracy,
@@ -78,7 +78,7 @@ __all__ = [
     "History",
     "Sample",
     "TokenData",
-    "attention",
+    "cls_attention",
     "class_signals",
     "gradients",
     "handcrafted_query",

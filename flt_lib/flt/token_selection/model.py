@@ -24,7 +24,7 @@ from flt_lib.flt.token_selection.data import Sample, class_signals, linear_head
 
 __all__ = [
     "INITS",
-    "attention",
+    "cls_attention",
     "gradients",
     "handcrafted_query",
     "hard_selection_accuracy",
@@ -70,7 +70,7 @@ def init_key_query(
     return torch.empty(d, d, dtype=dtype).uniform_(-bound, bound, generator=generator)
 
 
-def attention(X: torch.Tensor, W: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+def cls_attention(X: torch.Tensor, W: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
     """Attention of the [CLS] query on each token, softmax(X W p) per sequence.
 
     Args:
@@ -85,7 +85,11 @@ def attention(X: torch.Tensor, W: torch.Tensor, p: torch.Tensor) -> torch.Tensor
     d = X.shape[-1]
     check_tensor(W, "W", shape=(d, d), floating=True, shape_doc=f"(d, d) = ({d}, {d})")
     check_tensor(p, "p", shape=(d,), floating=True, shape_doc=f"(d,) = ({d},)")
-    return torch.softmax(X @ (W @ p), dim=-1)
+    return _cls_attention(X, W, p)
+
+
+def _cls_attention(X, W, p):
+    return torch.softmax(X @ (W @ p), dim=-1)  # (n, T): softmax_t <x_t, W p>
 
 
 def predict(
@@ -93,7 +97,7 @@ def predict(
 ) -> torch.Tensor:
     """The model output f(X) = nu^T X^T softmax(X W p) for each sequence (eq-ts-model),
     (n,)."""
-    s = attention(X, W, p)  # (n, T)
+    s = cls_attention(X, W, p)  # (n, T)
     check_tensor(nu, "nu", shape=(X.shape[-1],), floating=True, shape_doc="(d,)")
     return (s * (X @ nu)).sum(dim=-1)
 
@@ -129,12 +133,30 @@ def gradients(
         ``(loss, dW, dp)`` with dW = g p^T (rank one) and dp = W^T g, where g = dL/d(W
         p).
     """
-    s = attention(X, W, p)  # (n, T)
+    cls_attention(X, W, p)  # checks X, W and p
     check_tensor(nu, "nu", shape=(X.shape[-1],), floating=True, shape_doc="(d,)")
     check_tensor(y, "y", shape=(X.shape[0],), floating=True, shape_doc="(n,)")
+    return _gradients(X, y, W, p, nu)
+
+
+def _gradients(X, y, W, p, nu):
+    s = _cls_attention(X, W, p)  # (n, T)
     f, c = _logit_grad(s, X @ nu, y)
     g = torch.einsum("nt,ntd->d", c, X)  # (d,) dL/dq
     return logistic_loss(y * f), torch.outer(g, p), W.T @ g
+
+
+def _check_token_space(a: object, C: object, X: object, K: object, x_name: str):
+    """Check the token-space state: a (N,), C (N, N), K (N, N) and ``x_name`` (H (N, N)
+    or c (N,))."""
+    a = check_tensor(a, "a", ndim=1, floating=True, shape_doc="(N,)")
+    N = a.shape[0]
+    doc = f"(N, N) = ({N}, {N})"
+    C = check_tensor(C, "C", shape=(N, N), floating=True, shape_doc=doc)
+    K = check_tensor(K, "K", shape=(N, N), floating=True, shape_doc=doc)
+    shape = (N, N) if x_name == "H" else (N,)
+    X = check_tensor(X, x_name, shape=shape, floating=True, shape_doc=str(shape))
+    return a, C, X, K
 
 
 def token_logits(
@@ -153,8 +175,14 @@ def token_logits(
     Returns:
         The logits, (N,).
     """
+    a, C, H, K = _check_token_space(a, C, H, K, "H")
+    lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
+    return _token_logits(a, C, H, K, lr)
+
+
+def _token_logits(a, C, H, K, lr):
     Ha = H @ a  # (N,)
-    return Ha - lr * (K @ (C @ Ha))
+    return Ha - lr * (K @ (C @ Ha))  # Z q = H a - lr K C H a
 
 
 def token_space_step(
@@ -180,6 +208,14 @@ def token_space_step(
     Returns:
         The new ``(a, C)``.
     """
+    a, C, c, K = _check_token_space(a, C, c, K, "c")
+    lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
+    if not isinstance(train_W, bool):
+        raise TypeError(f"train_W must be a bool, got {type(train_W).__name__}")
+    return _token_space_step(a, C, c, K, lr, train_W)
+
+
+def _token_space_step(a, C, c, K, lr, train_W):
     # p <- p - lr W^T g
     a_new = a - lr * (c - lr * (C.T @ (K @ c)))
     # W <- W - lr g p^T
@@ -210,6 +246,10 @@ def handcrafted_query(
     if not isinstance(train_set, Sample):
         raise TypeError(f"train_set must be a Sample, got {type(train_set).__name__}")
     scale = check_real(scale, "scale", min_value=0.0)
+    return _handcrafted_query(train_set, scale)
+
+
+def _handcrafted_query(train_set, scale):
     cfg, X = train_set.cfg, train_set.X.cpu()
     mu_plus, mu_minus = class_signals(cfg, X.dtype)
     scores = train_set.y.cpu()[:, None] * (X @ linear_head(cfg, X.dtype))  # (n, T)

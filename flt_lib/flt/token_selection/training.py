@@ -19,8 +19,8 @@ from flt_lib.flt.token_selection.model import (
     _logit_grad,
     init_key_query,
     logistic_loss,
-    token_logits,
-    token_space_step,
+    _token_logits,
+    _token_space_step,
 )
 from flt_lib.rng import spawn
 
@@ -147,7 +147,7 @@ def train(
                         "attn")
     }
     for t in range(steps + 1):
-        s = torch.softmax(token_logits(a, C, H, K, lr=lr).view(n, T), dim=-1)  # (n, T)
+        s = torch.softmax(_token_logits(a, C, H, K, lr).view(n, T), dim=-1)  # (n, T)
         f, c = _logit_grad(s, v, y)
         due = t % record_every == 0 if record_steps is None else t in record_steps
         if due or t == 0 or t == steps:
@@ -172,7 +172,7 @@ def train(
             rec["attn"].append(s.cpu())
         if t == steps:
             break
-        a, C = token_space_step(a, C, c.reshape(-1), K, lr=lr, train_W=train_W)
+        a, C = _token_space_step(a, C, c.reshape(-1), K, lr, train_W)
     p = U @ a  # (d,)
     q = W0U @ a - lr * (Z.T @ (C @ (H @ a)))  # (d,) = W p
     return History(
@@ -252,6 +252,10 @@ def regime(history: History, *, tol: float = 0.01) -> str:
     tol = check_real(tol, "tol", min_value=0.0, max_value=1.0)
     if tol >= 1.0:
         raise ValueError(f"tol must be < 1, got {tol}")
+    return _regime(history, tol)
+
+
+def _regime(history, tol):
     flipped_fit = history.flipped_fit[-1]
     if flipped_fit == 0.0:
         return REGIMES[0]

@@ -23,7 +23,7 @@ from torch import nn
 
 from flt_lib._validate import check_generator, check_int, check_real, check_tensor
 from flt_lib.optim.adaptive import AdamConfig
-from flt_lib.recurrent.gated import adam_train_step
+from flt_lib.optim.train_step import adam_train_step
 
 __all__ = [
     "causal_conv1d",
@@ -344,6 +344,10 @@ def recursive_encode(
     check_tensor(
         x, "x", shape=(n, None), floating=True, shape_doc=f"(n, d) with n = {n}"
     )
+    return _recursive_encode(x, triples, W, b, order, n)
+
+
+def _recursive_encode(x, triples, W, b, order, n):
     d = x.shape[1]
     check_tensor(
         W, "W", shape=(d, 2 * d), floating=True, shape_doc=f"(d, 2d) = ({d}, {2 * d})"

@@ -3,7 +3,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flt_lib.recurrent import other as O
+from flt_lib.recurrent import convolution_tree as O
 from flt_lib.recurrent import tasks as TK
 from flt_lib.rng import torch_generator
 

@@ -1,0 +1,159 @@
+"""Listings on the page (issue 24): what ``show_source`` renders in each notebook.
+
+- no raw cross-reference label (``eq-...``, ``thm-...``, ``def-...``) in a listing's shown
+  source: the page numbers its equations, a label in code would read as noise;
+- a headline listing (cell metadata ``flt.headline``) is at most 25 lines, not collapsed,
+  has no argument checks, follows a markdown cell that holds its equation or statement,
+  and, when it shows a private core ``_f``, the public ``f`` beside it calls that core;
+- a collapsed listing says what it hides (``mystnb.code_prompt_show``).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from flt_lib.source import show_source
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "chapters").glob("*/*.ipynb"))
+LABEL = re.compile(r"\b(?:eq|thm|def|lem|prop|cor|rem|alg)-[a-z0-9]+(?:-[a-z0-9]+)*\b")
+CALL = re.compile(r"show_source\(\s*([\w.]+)\s*\)")
+
+
+def _source(cell: dict) -> str:
+    s = cell["source"]
+    return "".join(s) if isinstance(s, list) else s
+
+
+def _namespace(cells: list[dict]) -> dict:
+    """The notebook's flt_lib imports, executed."""
+    ns: dict = {}
+    for cell in cells:
+        if cell["cell_type"] != "code":
+            continue
+        try:
+            tree = ast.parse(_source(cell))
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("flt_lib"):
+                exec(compile(ast.Module([node], []), "<imports>", "exec"), ns)
+    return ns
+
+
+def _listings():
+    for path in NOTEBOOKS:
+        cells = json.loads(path.read_text())["cells"]
+        ns = None
+        for i, cell in enumerate(cells):
+            if cell["cell_type"] != "code" or "show_source(" not in _source(cell):
+                continue
+            ns = _namespace(cells) if ns is None else ns
+            for expr in CALL.findall(_source(cell)):
+                yield path, cells, i, cell, expr, eval(expr, ns)  # noqa: S307
+
+
+LISTINGS = list(_listings())
+
+
+def _id(item) -> str:
+    path, _, _, cell, expr, _ = item
+    return f"{path.parent.name}/{path.stem}:{cell.get('id')}:{expr}"
+
+
+def _is_check(st: ast.stmt) -> bool:
+    if isinstance(st, (ast.Raise, ast.Assert)):
+        return True
+    if isinstance(st, ast.If):
+        return all(_is_check(s) for s in st.body + st.orelse)
+    value = getattr(st, "value", None)
+    if isinstance(value, ast.Call):
+        f = value.func
+        name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
+        return bool(re.match(r"_?check", name))
+    return False
+
+
+def test_every_listing_resolves():
+    assert len(LISTINGS) > 150
+
+
+@pytest.mark.parametrize("item", LISTINGS, ids=_id)
+def test_no_raw_label_in_a_listing(item):
+    *_, obj = item
+    code = show_source(obj).code
+    found = LABEL.findall(code)
+    assert not found, f"raw labels {found} in the listing of {show_source(obj).qualname}"
+
+
+@pytest.mark.parametrize("item", LISTINGS, ids=_id)
+def test_collapsed_listing_says_what_it_hides(item):
+    _, _, _, cell, _, obj = item
+    md = cell["metadata"]
+    if "hide-output" not in md.get("tags", []):
+        return
+    prompt = md.get("mystnb", {}).get("code_prompt_show", "")
+    assert prompt.startswith("Show the code of "), f"collapsed without a prompt: {prompt!r}"
+    assert not md.get("flt", {}).get("headline"), "a headline listing must not be collapsed"
+
+
+HEADLINES = [it for it in LISTINGS if it[3]["metadata"].get("flt", {}).get("headline")]
+# Headline listings of sections added after issue 24 that still show argument checks (or
+# run past 25 lines): their cores are to be split out by the sections' authors. Remove an
+# entry when its listing passes.
+NOT_YET_CORES = {
+    "04_recurrent/08_language_models:rnn48-03",
+    "04_recurrent/08_language_models:rnn48-12",
+    "04_recurrent/08_language_models:rnn48-22",
+    "04_recurrent/09_associative_recall:rnn49-03",
+    "04_recurrent/09_associative_recall:rnn49-04",
+    "04_recurrent/09_associative_recall:rnn49-06",
+    "04_recurrent/09_associative_recall:rnn49-11",
+    "appendix_bayesian/07_bayesian_neural_networks:c03",
+    "appendix_bayesian/07_bayesian_neural_networks:c31",
+    "appendix_bayesian/07_bayesian_neural_networks:c37",
+}
+
+
+def test_there_are_headline_listings():
+    assert len(HEADLINES) > 60
+
+
+@pytest.mark.parametrize("item", HEADLINES, ids=_id)
+def test_headline_listing_is_a_short_check_free_core_under_its_equation(item):
+    path, cells, i, cell, _, obj = item
+    if f"{path.parent.name}/{path.stem}:{cell.get('id')}" in NOT_YET_CORES:
+        pytest.xfail("headline listing not yet split into a check-free core")
+    listing = show_source(obj)
+    n = len(listing.code.splitlines())
+    assert n <= 25, f"{listing.qualname}: {n} lines"
+    assert "hide-output" not in cell["metadata"].get("tags", [])
+    tree = ast.parse(listing.code)
+    checks = [ast.unparse(s)[:60] for s in ast.walk(tree)
+              if isinstance(s, ast.stmt) and _is_check(s)]
+    assert not checks, f"{listing.qualname} checks its arguments: {checks}"
+    j = i - 1
+    while j >= 0 and cells[j]["cell_type"] != "markdown":
+        j -= 1
+    text = _source(cells[j]) if j >= 0 else ""
+    stated = "$" in text or "{prf:" in text or text.rstrip().endswith(":")
+    assert stated, (
+        f"{listing.qualname} does not follow a markdown cell with its equation")
+    target = inspect.unwrap(obj)
+    name = target.__name__
+    if name.startswith("_") and not name.startswith("__"):
+        owner = (importlib.import_module(target.__module__) if "." not in
+                 target.__qualname__ else
+                 getattr(importlib.import_module(target.__module__),
+                         target.__qualname__.split(".")[0]))
+        public = getattr(owner, name[1:], None)
+        if public is not None:  # the wrapper must call the core it stands for
+            assert f"{name}(" in inspect.getsource(public), (
+                f"{public.__qualname__} does not call {name}")
