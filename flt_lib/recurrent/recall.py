@@ -1,6 +1,6 @@
 """Multi-query associative recall and the capacity of a fixed-size state (Section 4.9).
 
-In multi-query associative recall (MQAR; Arora et al. 2023, "Zoology") a sequence lists
+In multi-query associative recall (MQAR; Arora et al. 2024, "Zoology") a sequence lists
 ``n`` key-value pairs and then asks for the values of some of the keys. Softmax
 attention keeps every key and value (its cache grows with ``n``) and can look each one
 up. A linear-attention layer (Katharopoulos et al. 2020) keeps the d_k x d_v state
@@ -9,8 +9,9 @@ linearly, so once ``n > d_k`` some values cannot be told apart (prop-rnn-capacit
 
 The layers here are *constructed*, not trained: keys are fixed random unit vectors,
 attention reads with a large inverse temperature, and linear attention is given the
-best possible read-out vectors (a least-squares fit that knows the sequence's keys), an
-upper bound on what any trained linear read-out can do.
+read-out vectors with the smallest squared recall error (a least-squares fit that knows
+all the sequence's keys), more than a trained read-out, a function of the query alone,
+can use.
 """
 
 from __future__ import annotations
