@@ -386,7 +386,7 @@ def predictive_log_lik(f: torch.Tensor, y: torch.Tensor, noise_var: float) -> fl
         noise_var: observation noise variance ``> 0``.
 
     Returns:
-        ``(1/m) sum_i log (1/S) sum_s N(y_i; f_si, noise_var)`` (eq-bayes-test-ll).
+        The test log-likelihood ``(1/m) sum_i log (1/S) sum_s N(y_i; f_si, noise_var)``.
     """
     f = check_tensor(f, "f", ndim=2, floating=True, shape_doc="(S, m)")
     y = check_tensor(

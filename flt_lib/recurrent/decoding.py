@@ -96,7 +96,7 @@ def sample(
 
 
 def greedy(step: Step, *, bos: int, eos: int, max_len: int) -> Hypothesis:
-    """The arg-max token at every step, until eos (eq-rnn-greedy)."""
+    """The arg-max token at every step, until eos (greedy decoding)."""
     return beam_search(step, beam=1, bos=bos, eos=eos, max_len=max_len)[0]
 
 
