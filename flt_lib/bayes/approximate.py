@@ -120,6 +120,13 @@ def ensemble(
     C = check_int(n_members, "n_members", min_value=1)
     steps = check_int(steps, "steps", min_value=1)
     check_generator(generator)
+    return _ensemble(predict, y, pv, nv, C, steps, generator, anchored)
+
+
+def _ensemble(
+    predict: Predict, y: torch.Tensor, pv: torch.Tensor, nv: float, C: int, steps: int,
+    generator: torch.Generator, anchored: bool,
+) -> Fit:
     d, n = pv.shape[0], y.shape[0]
     theta0 = pv.sqrt() * torch.randn(C, d, generator=generator, dtype=y.dtype)  # (C, d)
     e = math.sqrt(nv) * torch.randn(C, n, generator=generator, dtype=y.dtype)  # (C, n)
@@ -157,6 +164,10 @@ def laplace(post: bnn.BNNRegression, theta_map: torch.Tensor) -> GaussianPosteri
         floating=True,
         shape_doc=f"(d,) = ({post.dim},)",
     )
+    return _laplace(post, theta_map)
+
+
+def _laplace(post: bnn.BNNRegression, theta_map: torch.Tensor) -> GaussianPosterior:
     J = _jacobian(post, theta_map, post.x)  # (n, d)
     precision = J.T @ J / post.noise_var + torch.diag(1 / post.prior_var)
     return GaussianPosterior(

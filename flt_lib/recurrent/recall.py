@@ -89,6 +89,12 @@ def softmax_recall(
     """
     _check_problem(task, E, n_values)
     beta = check_real(beta, "beta", min_value=0.0, strict_min=True)
+    return _softmax_recall(task, E, n_values, beta)
+
+
+def _softmax_recall(
+    task: MQAR, E: torch.Tensor, n_values: int, beta: float
+) -> torch.Tensor:
     K = E[task.keys]                                                  # (B, n, d_k)
     q = K.gather(1, task.queries[..., None].expand(-1, -1, K.shape[2]))   # (B, m, d_k)
     V = torch.nn.functional.one_hot(task.values, n_values).double()   # (B, n, n_values)
@@ -122,6 +128,10 @@ def linear_recall(task: MQAR, E: torch.Tensor, *, n_values: int) -> torch.Tensor
         Recalled value ids (B, m).
     """
     _check_problem(task, E, n_values)
+    return _linear_recall(task, E, n_values)
+
+
+def _linear_recall(task: MQAR, E: torch.Tensor, n_values: int) -> torch.Tensor:
     K = E[task.keys]                                                  # (B, n, d_k)
     V = torch.nn.functional.one_hot(task.values, n_values).double()   # (B, n, n_values)
     S = linear_state(K, V)                                     # (B, d_k, n_values)
@@ -137,6 +147,10 @@ def min_recall_error(K: torch.Tensor) -> float:
     values with identity covariance (prop-rnn-capacity); it equals n - rank(K).
     """
     check_tensor(K, "K", ndim=2, floating=True, shape_doc="(n, d_k)")
+    return _min_recall_error(K)
+
+
+def _min_recall_error(K: torch.Tensor) -> float:
     n = K.shape[0]
     G = torch.linalg.pinv(K.T) @ K.T                                  # best Psi K^T
     return float(((G - torch.eye(n, dtype=K.dtype)) ** 2).sum())
