@@ -190,14 +190,17 @@ class MultiHeadAttention(nn.Module):
             raise ValueError(
                 "give either x_kv or kv (cached keys and values), not both"
             )
+        if self.rope_base is not None and (x_kv is not None or kv is not None):
+            raise ValueError(
+                "rotary positions support self-attention only "
+                "(x_kv and kv must be None)"
+            )
+        return self._forward(x_q, x_kv, mask, bias, kv)
+
+    def _forward(self, x_q, x_kv, mask, bias, kv):
         q = split_heads(self.W_q(x_q), self.n_heads)  # (B, h, T_q, d_k)
         k, v = kv if kv is not None else self.project_kv(x_q if x_kv is None else x_kv)
         if self.rope_base is not None:
-            if x_kv is not None or kv is not None:
-                raise ValueError(
-                    "rotary positions support self-attention only "
-                    "(x_kv and kv must be None)"
-                )
             q, k = rotary(q, base=self.rope_base), rotary(k, base=self.rope_base)
         # (B, h, T_q, d_k) and weights (B, h, T_q, T_k)
         out, weights = attention(q, k, v, mask=mask, bias=bias)
