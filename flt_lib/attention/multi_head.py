@@ -62,15 +62,16 @@ def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
     """
     x = check_tensor(x, "x", ndim=3, shape_doc="(B, T, h d_k)")
     n_heads = check_int(n_heads, "n_heads", min_value=1)
+    if x.shape[2] % n_heads:
+        raise ValueError(
+            f"the last dimension of x ({x.shape[2]}) must be divisible by "
+            f"n_heads={n_heads}"
+        )
     return _split_heads(x, n_heads)
 
 
 def _split_heads(x, n_heads):
     B, T, width = x.shape
-    if width % n_heads:
-        raise ValueError(
-            f"the last dimension of x ({width}) must be divisible by n_heads={n_heads}"
-        )
     return x.view(B, T, n_heads, width // n_heads).transpose(1, 2)  # (B, h, T, d_k)
 
 
