@@ -111,7 +111,7 @@ def _bptt(x, Z, w, W, Y, dphi, k=None):
             delta[:, t] = E[:, t] + carry             # delta_t = W^T r_t + carry
             G[:, t] = D[:, t] * delta[:, t]           # dL/da_t = phi'(a_t) delta_t
             carry = G[:, t] @ w.U
-    else:                                             # BPTT(k): l_s reaches back k steps
+    else:                                             # BPTT(k): each term, k steps back
         delta, G = E, _truncated_sweep(D, E, w.U, k)
     dU = torch.einsum("bti,btj->ij", G, Zprev)        # sum_t g_t z_{t-1}^T
     dV = torch.einsum("bti,btj->ij", G, x)            # sum_t g_t x_t^T
