@@ -48,7 +48,8 @@ class PairBatch:
 
     tokens: torch.Tensor    # (B, T) [CLS] A [SEP] B [SEP]
     segments: torch.Tensor  # (B, T) 0 on [CLS] A [SEP], 1 on B [SEP]
-    is_next: torch.Tensor   # (B,) 1 if B continues A, 0 if B comes from another sequence
+    # (B,) 1 if B continues A, 0 if B comes from another sequence
+    is_next: torch.Tensor
 
 
 def nsp_pairs(
@@ -167,7 +168,8 @@ def corrupt_span(
     x = torch.where(inside, noise, x)
     cls = torch.full((B, 1), vocab + 1)
     tags = torch.cat([torch.zeros(B, 1, dtype=torch.long), inside.long()], dim=1)
-    return SpanBatch(tokens=torch.cat([cls, x], dim=1), tags=tags, start=s + 1, end=s + n)
+    tokens = torch.cat([cls, x], dim=1)
+    return SpanBatch(tokens=tokens, tags=tags, start=s + 1, end=s + n)
 
 
 @dataclass(frozen=True)
@@ -184,8 +186,8 @@ class BertHeads(nn.Module):
     """An encoder body with segment embeddings and three heads (Devlin et al. 2019).
 
     The body is a copy of ``body`` (its embeddings, positions, blocks and final norm);
-    its token table gains ``extra_tokens`` rows (for [SEP]). The input to the first block
-    is ``E[x_t] + p_t + S[segment_t]``, with a segment table ``S`` of two rows.
+    its token table gains ``extra_tokens`` rows (for [SEP]). The input to the first
+    block is ``E[x_t] + p_t + S[segment_t]``, with a segment table ``S`` of two rows.
 
     Args:
         body: an :class:`~flt_lib.attention.encoder.Encoder` with a token vocabulary,

@@ -1,4 +1,4 @@
-"""Outputs of varying length from the encoder-decoder of 5.5: an end token, a length cap.
+"""Outputs of varying length from the encoder-decoder of 5.5: an end token and a cap.
 
 The task is reversal of strings of varying length ``L``: the source is
 ``x_1 .. x_L`` padded with ``<eos>`` to ``S`` tokens, the target is
@@ -183,8 +183,8 @@ def step_function(
         src: one source, shape (S,).
 
     Returns:
-        ``step(prefixes)``: prefixes (K, t) starting with ``model.cfg.bos`` -> next-token
-        log-probabilities (K, vocab).
+        ``step(prefixes)``: prefixes (K, t) starting with ``model.cfg.bos`` ->
+        next-token log-probabilities (K, vocab).
     """
     if not isinstance(model, EncoderDecoder):
         raise TypeError(f"model must be an EncoderDecoder, got {type(model).__name__}")
