@@ -23,6 +23,9 @@ Import the modules directly, e.g. ``from flt_lib.attention import scoring``:
 - ``gpt``, ``sampling``, ``bpe``: a decoder-only language model, its sampling rules and
   a byte-pair tokeniser (5.8); ``flash``: tiled attention and a fast path (5.9);
   ``icl``: in-context regression (5.10).
+- ``seq2seq_eos``: outputs of varying length, decoding until ``<eos>`` (5.5);
+  ``bert_tasks``: sentence pairs with [SEP] and segments, NSP, tagging and span heads
+  (5.6).
 
 Nothing heavy is imported here: each module loads on first use.
 """

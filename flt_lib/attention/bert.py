@@ -207,17 +207,16 @@ def neighbour_posterior(P: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
     Returns:
         Probabilities, shape (B, T, V), float64.
     """
-    return _neighbour_posterior(P, tokens)
-
-
-def _neighbour_posterior(P, tokens):
     P = check_tensor(P, "P", ndim=2, floating=True, shape_doc="(V, V)").double()
     check_tensor(tokens, "tokens", ndim=2, shape_doc="(B, T) token ids")
     if tokens.shape[1] < 2:
         raise ValueError(
             f"tokens must have at least 2 positions, got {tokens.shape[1]}"
         )
-    t = tokens.cpu()
+    return _neighbour_posterior(P, tokens.cpu())
+
+
+def _neighbour_posterior(P, t):
     # (B, T, V)
     left = torch.cat([stationary(P).expand(t.shape[0], 1, -1), P[t[:, :-1]]], dim=1)
     right = torch.cat(
@@ -260,10 +259,6 @@ def corrupted_posterior(
     Returns:
         Probabilities, shape (B, T, V), float64.
     """
-    return _corrupted_posterior(chains, inputs, rule, vocab)
-
-
-def _corrupted_posterior(chains, inputs, rule, vocab):
     chains = check_tensor(chains, "chains", ndim=3, floating=True,
                           shape_doc="(K, V, V)").double().cpu()
     vocab = check_int(vocab, "vocab", min_value=2)
@@ -279,6 +274,10 @@ def _corrupted_posterior(chains, inputs, rule, vocab):
         raise ValueError(
             f"inputs must hold ids in 0..{vocab}, got {x.min()}..{x.max()}"
         )
+    return _corrupted_posterior(chains, x, rule, vocab)
+
+
+def _corrupted_posterior(chains, x, rule, vocab):
     B, T = x.shape
     p_keep = 1.0 - rule.p_mask - rule.p_random
     same = F.one_hot(x, vocab + 1)[..., :vocab].double()     # (B, T, V): [x~_t = v]

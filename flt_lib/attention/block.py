@@ -285,10 +285,6 @@ def pure_attention_stack(
         ``X``.
     """
     X = check_tensor(X, "X", ndim=2, floating=True, shape_doc="(n, d)")
-    return _pure_attention_stack(X, weights, skip)
-
-
-def _pure_attention_stack(X, weights, skip):
     d = X.shape[1]
     weights = check_tensor(
         weights,
@@ -298,6 +294,10 @@ def _pure_attention_stack(X, weights, skip):
         floating=True,
         shape_doc=f"(n_layers, 3, d, d) with d = {d}",
     )
+    return _pure_attention_stack(X, weights, skip)
+
+
+def _pure_attention_stack(X, weights, skip):
     out = [X]
     for W_Q, W_K, W_V in weights.to(device=X.device, dtype=X.dtype):
         head, _ = attention(X @ W_Q, X @ W_K, X @ W_V)  # (n, d)

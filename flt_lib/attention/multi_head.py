@@ -62,15 +62,16 @@ def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
     """
     x = check_tensor(x, "x", ndim=3, shape_doc="(B, T, h d_k)")
     n_heads = check_int(n_heads, "n_heads", min_value=1)
+    if x.shape[2] % n_heads:
+        raise ValueError(
+            f"the last dimension of x ({x.shape[2]}) must be divisible by "
+            f"n_heads={n_heads}"
+        )
     return _split_heads(x, n_heads)
 
 
 def _split_heads(x, n_heads):
     B, T, width = x.shape
-    if width % n_heads:
-        raise ValueError(
-            f"the last dimension of x ({width}) must be divisible by n_heads={n_heads}"
-        )
     return x.view(B, T, n_heads, width // n_heads).transpose(1, 2)  # (B, h, T, d_k)
 
 
@@ -190,14 +191,17 @@ class MultiHeadAttention(nn.Module):
             raise ValueError(
                 "give either x_kv or kv (cached keys and values), not both"
             )
+        if self.rope_base is not None and (x_kv is not None or kv is not None):
+            raise ValueError(
+                "rotary positions support self-attention only "
+                "(x_kv and kv must be None)"
+            )
+        return self._forward(x_q, x_kv, mask, bias, kv)
+
+    def _forward(self, x_q, x_kv, mask, bias, kv):
         q = split_heads(self.W_q(x_q), self.n_heads)  # (B, h, T_q, d_k)
         k, v = kv if kv is not None else self.project_kv(x_q if x_kv is None else x_kv)
         if self.rope_base is not None:
-            if x_kv is not None or kv is not None:
-                raise ValueError(
-                    "rotary positions support self-attention only "
-                    "(x_kv and kv must be None)"
-                )
             q, k = rotary(q, base=self.rope_base), rotary(k, base=self.rope_base)
         # (B, h, T_q, d_k) and weights (B, h, T_q, T_k)
         out, weights = attention(q, k, v, mask=mask, bias=bias)

@@ -137,12 +137,13 @@ def rotary(x: torch.Tensor, *, base: float = 10000.0, offset: int = 0) -> torch.
     x = check_tensor(x, "x", floating=True)
     if x.ndim < 2:
         raise ValueError(f"x must have shape (..., T, d), got {tuple(x.shape)}")
+    _check_even(x.shape[-1])
+    offset = check_int(offset, "offset", min_value=0)
     return _rotary(x, base, offset)
 
 
 def _rotary(x, base, offset):
-    d, T = _check_even(x.shape[-1]), x.shape[-2]
-    offset = check_int(offset, "offset", min_value=0)
+    d, T = x.shape[-1], x.shape[-2]
     t = torch.arange(offset, offset + T, dtype=torch.float64, device=x.device)
     # (T, d/2)
     angles = (t[:, None] * frequencies(d, base=base).to(x.device)).to(x.dtype)

@@ -45,13 +45,14 @@ def patchify(images: torch.Tensor, patch: int) -> torch.Tensor:
     """
     images = check_tensor(images, "images", ndim=4, shape_doc="(B, C, H, W)")
     p = check_int(patch, "patch", min_value=1)
+    H, W = images.shape[2:]
+    if H % p or W % p:
+        raise ValueError(f"patch={p} must divide the image size, got H={H}, W={W}")
     return _patchify(images, p)
 
 
 def _patchify(images, p):
     B, C, H, W = images.shape
-    if H % p or W % p:
-        raise ValueError(f"patch={p} must divide the image size, got H={H}, W={W}")
     x = images.reshape(B, C, H // p, p, W // p, p)  # (B, C, H/p, p, W/p, p)
     return x.permute(0, 2, 4, 1, 3, 5).reshape(B, (H // p) * (W // p), C * p * p)
 

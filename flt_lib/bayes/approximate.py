@@ -120,6 +120,13 @@ def ensemble(
     C = check_int(n_members, "n_members", min_value=1)
     steps = check_int(steps, "steps", min_value=1)
     check_generator(generator)
+    return _ensemble(predict, y, pv, nv, C, steps, generator, anchored)
+
+
+def _ensemble(
+    predict: Predict, y: torch.Tensor, pv: torch.Tensor, nv: float, C: int, steps: int,
+    generator: torch.Generator, anchored: bool,
+) -> Fit:
     d, n = pv.shape[0], y.shape[0]
     theta0 = pv.sqrt() * torch.randn(C, d, generator=generator, dtype=y.dtype)  # (C, d)
     e = math.sqrt(nv) * torch.randn(C, n, generator=generator, dtype=y.dtype)  # (C, n)
@@ -157,6 +164,10 @@ def laplace(post: bnn.BNNRegression, theta_map: torch.Tensor) -> GaussianPosteri
         floating=True,
         shape_doc=f"(d,) = ({post.dim},)",
     )
+    return _laplace(post, theta_map)
+
+
+def _laplace(post: bnn.BNNRegression, theta_map: torch.Tensor) -> GaussianPosterior:
     J = _jacobian(post, theta_map, post.x)  # (n, d)
     precision = J.T @ J / post.noise_var + torch.diag(1 / post.prior_var)
     return GaussianPosterior(
@@ -386,7 +397,7 @@ def predictive_log_lik(f: torch.Tensor, y: torch.Tensor, noise_var: float) -> fl
         noise_var: observation noise variance ``> 0``.
 
     Returns:
-        ``(1/m) sum_i log (1/S) sum_s N(y_i; f_si, noise_var)`` (eq-bayes-test-ll).
+        The test log-likelihood ``(1/m) sum_i log (1/S) sum_s N(y_i; f_si, noise_var)``.
     """
     f = check_tensor(f, "f", ndim=2, floating=True, shape_doc="(S, m)")
     y = check_tensor(

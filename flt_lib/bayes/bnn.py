@@ -211,7 +211,9 @@ class BNNRegression:
 
     def grad_log_prob(self, theta: torch.Tensor) -> torch.Tensor:
         """Gradient of :meth:`log_prob` by backpropagation by hand: (C, d) -> (C, d)."""
-        theta = _check_theta(theta, self.n_hidden)
+        return self._grad_log_prob(_check_theta(theta, self.n_hidden))
+
+    def _grad_log_prob(self, theta: torch.Tensor) -> torch.Tensor:
         H = self.n_hidden
         f, h = _forward(theta, self.x, H)  # (C, n, H)
         r = (self.y - f) / self.noise_var  # (C, n) dL/df

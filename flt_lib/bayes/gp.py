@@ -55,13 +55,13 @@ def rbf_kernel(
     Returns:
         The kernel matrix, shape (n1, n2).
     """
-    return _rbf_kernel(X1, X2, lengthscale, variance)
-
-
-def _rbf_kernel(X1, X2, lengthscale, variance):
     X1, X2 = _pair(X1, X2)
     ell = check_real(lengthscale, "lengthscale", min_value=0.0, strict_min=True)
     var = check_real(variance, "variance", min_value=0.0, strict_min=True)
+    return _rbf_kernel(X1, X2, ell, var)
+
+
+def _rbf_kernel(X1, X2, ell, var):
     sq = (X1**2).sum(1)[:, None] + (X2**2).sum(1)[None, :] - 2 * X1 @ X2.T   # (n1, n2)
     return var * torch.exp(-sq.clamp_min(0.0) / (2 * ell**2))
 
@@ -142,10 +142,6 @@ def gp_posterior(
         A :class:`GPPosterior` with mean (m,) and covariance (m, m).
     """
     K, y = _check_train(K_train, y)
-    return _gp_posterior(y, K_cross, K_test, noise_var, K)
-
-
-def _gp_posterior(y, K_cross, K_test, noise_var, K):
     n = K.shape[0]
     Ks = check_tensor(
         K_cross, "K_cross", shape=(None, n), floating=True, shape_doc=f"(m, {n})"
@@ -155,6 +151,10 @@ def _gp_posterior(y, K_cross, K_test, noise_var, K):
         K_test, "K_test", shape=(m, m), floating=True, shape_doc=f"({m}, {m})"
     )
     s2 = check_real(noise_var, "noise_var", min_value=0.0)
+    return _gp_posterior(y, Ks, Kss, s2, K)
+
+
+def _gp_posterior(y, Ks, Kss, s2, K):
     L = _chol(K, s2)                                                 # (n, n)
     alpha = torch.cholesky_solve(y[:, None], L)[:, 0]                # (K + s2 I)^{-1} y
     V = torch.linalg.solve_triangular(L, Ks.T, upper=False)          # (n, m)

@@ -168,13 +168,13 @@ def sample_then_optimise(
         Samples, shape (S, d).
     """
     X, y = check_xy(X, y)
+    prior_var, noise_var = _variances(prior_var, noise_var)
+    n_samples = check_int(n_samples, "n_samples", min_value=1)
+    check_generator(generator)
     return _sample_then_optimise(X, y, prior_var, noise_var, n_samples, generator)
 
 
 def _sample_then_optimise(X, y, prior_var, noise_var, n_samples, generator):
-    prior_var, noise_var = _variances(prior_var, noise_var)
-    n_samples = check_int(n_samples, "n_samples", min_value=1)
-    check_generator(generator)
     n, d = X.shape
     post = blr_posterior(X, y, prior_var=prior_var, noise_var=noise_var)
     gain = post.cov @ X.T / noise_var                               # (d, n): y -> mean

@@ -187,15 +187,16 @@ def random_walk_metropolis(
         A :class:`Chain` with samples (n_steps // thin, C, d) and one density evaluation
         per step.
     """
-    return _random_walk_metropolis(log_prob, theta0, step, n_steps, generator, thin)
-
-
-def _random_walk_metropolis(log_prob, theta0, step, n_steps, generator, thin):
-    theta = _check_theta0(theta0).clone()
+    theta0 = _check_theta0(theta0)
     step = check_real(step, "step", min_value=0.0, strict_min=True)
     n_steps = check_int(n_steps, "n_steps", min_value=1)
     check_generator(generator)
     thin = _check_thin(thin, n_steps)
+    return _random_walk_metropolis(log_prob, theta0, step, n_steps, generator, thin)
+
+
+def _random_walk_metropolis(log_prob, theta0, step, n_steps, generator, thin):
+    theta = theta0.clone()
     C, d = theta.shape
     lp = log_prob(theta)                                                        # (C,)
     accepted = torch.zeros(C, dtype=theta.dtype, device=theta.device)
@@ -227,13 +228,13 @@ def rwm_limit_acceptance(ell: torch.Tensor | float) -> torch.Tensor:
     Returns:
         Acceptance rates, same shape (float64).
     """
+    ell = torch.as_tensor(ell, dtype=torch.float64)
+    if (ell < 0).any():
+        raise ValueError(f"ell must be >= 0, got min {ell.min().item()}")
     return _rwm_limit_acceptance(ell)
 
 
 def _rwm_limit_acceptance(ell):
-    ell = torch.as_tensor(ell, dtype=torch.float64)
-    if (ell < 0).any():
-        raise ValueError(f"ell must be >= 0, got min {ell.min().item()}")
     return 2 * torch.special.ndtr(-ell / 2)
 
 

@@ -103,18 +103,19 @@ def relu_nngp(
         The output covariance ``K^L(X1, X2)``, shape (n1, n2).
     """
     X1 = check_tensor(X1, "X1", ndim=2, floating=True, shape_doc="(n1, d)")
-    return _relu_nngp(X1, X2, depth, weight_var, bias_var)
-
-
-def _relu_nngp(X1, X2, depth, weight_var, bias_var):
     d = X1.shape[1]
     X2 = check_tensor(X2, "X2", shape=(None, d), floating=True, shape_doc=f"(n2, {d})")
     depth, sw, sb = _check_net(depth, weight_var, bias_var)
+    if any(bool((sb + sw * (X**2).sum(1) / d <= 0).any()) for X in (X1, X2)):
+        raise ValueError("X1 and X2 must have no zero rows when bias_var = 0")
+    return _relu_nngp(X1, X2, depth, sw, sb)
+
+
+def _relu_nngp(X1, X2, depth, sw, sb):
+    d = X1.shape[1]
     k12 = sb + sw * X1 @ X2.T / d                                       # (n1, n2)
     k11 = sb + sw * (X1**2).sum(1) / d                                  # (n1,)
     k22 = sb + sw * (X2**2).sum(1) / d                                  # (n2,)
-    if (k11 <= 0).any() or (k22 <= 0).any():
-        raise ValueError("X1 and X2 must have no zero rows when bias_var = 0")
     for _ in range(depth):
         norm = torch.sqrt(k11[:, None] * k22[None, :])
         k12 = sb + 0.5 * sw * norm * arccos1(k12 / norm)
@@ -198,14 +199,14 @@ def two_layer_nngp(X1: torch.Tensor, X2: torch.Tensor) -> torch.Tensor:
         The kernel matrix, shape (n1, n2).
     """
     X1 = check_tensor(X1, "X1", ndim=2, floating=True, shape_doc="(n1, d)")
+    d = X1.shape[1]
+    X2 = check_tensor(X2, "X2", shape=(None, d), floating=True, shape_doc=f"(n2, {d})")
+    if any(bool((X.norm(dim=1) == 0).any()) for X in (X1, X2)):
+        raise ValueError("X1 and X2 must have no zero rows (the cosine is undefined)")
     return _two_layer_nngp(X1, X2)
 
 
 def _two_layer_nngp(X1, X2):
-    d = X1.shape[1]
-    X2 = check_tensor(X2, "X2", shape=(None, d), floating=True, shape_doc=f"(n2, {d})")
     n1, n2 = X1.norm(dim=1), X2.norm(dim=1)
-    if (n1 == 0).any() or (n2 == 0).any():
-        raise ValueError("X1 and X2 must have no zero rows (the cosine is undefined)")
     norm = n1[:, None] * n2[None, :]
     return 0.5 * norm * arccos1(X1 @ X2.T / norm)

@@ -299,13 +299,14 @@ def view_strengths(W: torch.Tensor) -> torch.Tensor:
         S of shape (E, k, 2).
     """
     check_tensor(W, "W", ndim=4, floating=True, shape_doc="(E, k, m, d)")
+    k, d = W.shape[1], W.shape[3]
+    if d < 2 * k:
+        raise ValueError(f"W must have d >= 2k = {2 * k}, got d = {d}")
     return _view_strengths(W)
 
 
 def _view_strengths(W):
     E, k, m, d = W.shape
-    if d < 2 * k:
-        raise ValueError(f"W must have d >= 2k = {2 * k}, got d = {d}")
     own = W[..., : 2 * k].view(E, k, m, k, 2)  # <w_{c,r}, v_{c',l}>
     idx = torch.arange(k)
     # (E, k, 2)

@@ -93,50 +93,44 @@ def bptt(
     Z = elman(x, w, activation=activation)                # (B, T, m)
     loss = readout_loss(Z, W, Y)
     _, dphi = activation_fn(activation)
-    if truncate is None:
-        dU, dV, db, dW, delta = _bptt(x, Z, w, W, Y, dphi)
-    else:
-        k = check_int(truncate, "truncate", min_value=1)
-        dU, dV, db, dW, delta = _truncated_bptt(x, Z, w, W, Y, dphi, k)
+    k = None if truncate is None else check_int(truncate, "truncate", min_value=1)
+    dU, dV, db, dW, delta = _bptt(x, Z, w, W, Y, dphi, k)
     return BPTTResult(loss=loss, dU=dU, dV=dV, db=db, dW=dW, delta=delta)
 
 
-def _bptt(x, Z, w, W, Y, dphi):
+def _bptt(x, Z, w, W, Y, dphi, k=None):
     B, T, m = Z.shape
     Zprev = torch.cat([Z.new_zeros(B, 1, m), Z[:, :-1]], dim=1)  # z_{t-1}, (B, T, m)
     D = dphi(Zprev @ w.U.T + x @ w.V.T + w.b)         # phi'(a_t), (B, T, m)
     R = Z @ W.T - Y                                   # residuals r_t, (B, T, q)
     E = R @ W                                         # local errors W^T r_t, (B, T, m)
-    delta, G = torch.zeros_like(Z), torch.zeros_like(Z)  # dL/dz_t, dL/da_t
-    carry = Z.new_zeros(B, m)                         # U^T (phi'(a_{t+1}) delta_{t+1})
-    for t in range(T - 1, -1, -1):                    # backwards in time
-        delta[:, t] = E[:, t] + carry                 # delta_t = W^T r_t + carry
-        G[:, t] = D[:, t] * delta[:, t]               # dL/da_t = phi'(a_t) delta_t
-        carry = G[:, t] @ w.U
+    if k is None:
+        delta, G = torch.zeros_like(Z), torch.zeros_like(Z)  # dL/dz_t, dL/da_t
+        carry = Z.new_zeros(B, m)                     # U^T (phi'(a_{t+1}) delta_{t+1})
+        for t in range(T - 1, -1, -1):                # backwards in time
+            delta[:, t] = E[:, t] + carry             # delta_t = W^T r_t + carry
+            G[:, t] = D[:, t] * delta[:, t]           # dL/da_t = phi'(a_t) delta_t
+            carry = G[:, t] @ w.U
+    else:                                             # BPTT(k): each term, k steps back
+        delta, G = E, _truncated_sweep(D, E, w.U, k)
     dU = torch.einsum("bti,btj->ij", G, Zprev)        # sum_t g_t z_{t-1}^T
     dV = torch.einsum("bti,btj->ij", G, x)            # sum_t g_t x_t^T
     dW = torch.einsum("btq,btm->qm", R, Z)            # sum_t r_t z_t^T
     return dU, dV, G.sum(dim=(0, 1)), dW, delta
 
 
-def _truncated_bptt(x, Z, w, W, Y, dphi, k):
-    """BPTT in which each loss term reaches back only ``k`` steps."""
-    B, T, m = Z.shape
-    Zprev = torch.cat([Z.new_zeros(B, 1, m), Z[:, :-1]], dim=1)  # z_{t-1}, (B, T, m)
-    D = dphi(Zprev @ w.U.T + x @ w.V.T + w.b)         # phi'(a_t), (B, T, m)
-    R = Z @ W.T - Y                                   # residuals, (B, T, q)
-    E = R @ W                                         # local errors, (B, T, m)
-    G = torch.zeros_like(Z)                           # dL/da_t, (B, T, m)
-    for s in range(T):                                # loss term l_s ...
+def _truncated_sweep(
+    D: torch.Tensor, E: torch.Tensor, U: torch.Tensor, k: int
+) -> torch.Tensor:
+    """dL/da_t (B, T, m) when each loss term reaches back only ``k`` steps."""
+    G = torch.zeros_like(E)
+    for s in range(E.shape[1]):                       # loss term l_s ...
         d = E[:, s]
         for t in range(s, max(s - k, -1), -1):        # ... reaches a_s, ..., a_{s-k+1}
             g = D[:, t] * d
             G[:, t] += g
-            d = g @ w.U
-    dU = torch.einsum("bti,btj->ij", G, Zprev)
-    dV = torch.einsum("bti,btj->ij", G, x)
-    dW = torch.einsum("btq,btm->qm", R, Z)
-    return dU, dV, G.sum(dim=(0, 1)), dW, E
+            d = g @ U
+    return G
 
 
 def step_jacobians(

@@ -344,10 +344,6 @@ def recursive_encode(
     check_tensor(
         x, "x", shape=(n, None), floating=True, shape_doc=f"(n, d) with n = {n}"
     )
-    return _recursive_encode(x, triples, W, b, order, n)
-
-
-def _recursive_encode(x, triples, W, b, order, n):
     d = x.shape[1]
     check_tensor(
         W, "W", shape=(d, 2 * d), floating=True, shape_doc=f"(d, 2d) = ({d}, {2 * d})"
@@ -358,9 +354,16 @@ def _recursive_encode(x, triples, W, b, order, n):
     )
     if sorted(order) != sorted(triples):
         raise ValueError("order must be a permutation of the triples")
-    s = {(i, i): x[i] for i in range(n)}
+    done = {(i, i) for i in range(n)}
     for i, k, j in order:
-        if (i, k) not in s or (k + 1, j) not in s:
+        if (i, k) not in done or (k + 1, j) not in done:
             raise ValueError(f"order computes {(i, k, j)} before one of its children")
+        done.add((i, j))
+    return _recursive_encode(x, W, b, order, n)
+
+
+def _recursive_encode(x, W, b, order, n):
+    s = {(i, i): x[i] for i in range(n)}
+    for i, k, j in order:                       # children before parents
         s[(i, j)] = torch.tanh(W @ torch.cat([s[(i, k)], s[(k + 1, j)]]) + b)
     return s

@@ -58,6 +58,10 @@ def tempered(log_probs: torch.Tensor, temperature: float) -> torch.Tensor:
     """log p_tau = log softmax(log p / tau) (eq-rnn-temperature); tau -> 0 is the
     arg max, tau = 1 the model, tau -> inf uniform over the support."""
     temperature = check_real(temperature, "temperature", min_value=0.0, strict_min=True)
+    return _tempered(log_probs, temperature)
+
+
+def _tempered(log_probs: torch.Tensor, temperature: float) -> torch.Tensor:
     return torch.log_softmax(log_probs / temperature, dim=-1)
 
 
@@ -96,7 +100,7 @@ def sample(
 
 
 def greedy(step: Step, *, bos: int, eos: int, max_len: int) -> Hypothesis:
-    """The arg-max token at every step, until eos (eq-rnn-greedy)."""
+    """The arg-max token at every step, until eos (greedy decoding)."""
     return beam_search(step, beam=1, bos=bos, eos=eos, max_len=max_len)[0]
 
 

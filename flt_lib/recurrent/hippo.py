@@ -38,7 +38,10 @@ __all__ = [
 def legs_matrices(N: int) -> tuple[torch.Tensor, torch.Tensor]:
     """The HiPPO-LegS matrices (eq-rnn-legs): ``(A, B)``, shapes (N, N) and (N,),
     float64."""
-    N = check_int(N, "N", min_value=1)
+    return _legs_matrices(check_int(N, "N", min_value=1))
+
+
+def _legs_matrices(N: int) -> tuple[torch.Tensor, torch.Tensor]:
     r = torch.sqrt(2 * torch.arange(N, dtype=torch.float64) + 1)     # sqrt(2n + 1)
     A = -torch.tril(r[:, None] * r[None, :], diagonal=-1)             # n > k
     A -= torch.diag(torch.arange(1, N + 1, dtype=torch.float64))      # n = k: -(n+1)

@@ -232,7 +232,10 @@ def entropy_rate(automaton: Automaton) -> EntropyRate:
     expected visits are n = e_start^T (I - Q)^{-1}; each visit emits one token with
     entropy H(emission[s]), so H(sentence) = sum_s n_s H_s and E[length] = sum_s n_s.
     """
-    a = _check_automaton(automaton)
+    return _entropy_rate(_check_automaton(automaton))
+
+
+def _entropy_rate(a: Automaton) -> EntropyRate:
     S, V = a.emission.shape
     Q = torch.zeros(S, S, dtype=torch.float64)
     Q.index_put_((torch.arange(S)[:, None].expand(S, V), a.next_state),

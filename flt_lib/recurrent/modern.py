@@ -328,13 +328,14 @@ def causal_conv(
     check_tensor(x, "x", floating=True, shape_doc="(..., T)")
     check_tensor(K, "K", ndim=1, floating=True, shape_doc="(T_K,)")
     check_choice(method, "method", ["fft", "direct"])
+    T = x.shape[-1]
+    if K.shape[0] > T:
+        raise ValueError(f"K must have at most T = {T} taps, got {K.shape[0]}")
     return _causal_conv(x, K, method)
 
 
 def _causal_conv(x, K, method):
     T = x.shape[-1]
-    if K.shape[0] > T:
-        raise ValueError(f"K must have at most T = {T} taps, got {K.shape[0]}")
     if method == "fft":
         n = 2 * T
         y = torch.fft.irfft(torch.fft.rfft(x, n=n) * torch.fft.rfft(K, n=n), n=n)

@@ -1,6 +1,6 @@
 """Multi-query associative recall and the capacity of a fixed-size state (Section 4.9).
 
-In multi-query associative recall (MQAR; Arora et al. 2023, "Zoology") a sequence lists
+In multi-query associative recall (MQAR; Arora et al. 2024, "Zoology") a sequence lists
 ``n`` key-value pairs and then asks for the values of some of the keys. Softmax
 attention keeps every key and value (its cache grows with ``n``) and can look each one
 up. A linear-attention layer (Katharopoulos et al. 2020) keeps the d_k x d_v state
@@ -9,8 +9,9 @@ linearly, so once ``n > d_k`` some values cannot be told apart (prop-rnn-capacit
 
 The layers here are *constructed*, not trained: keys are fixed random unit vectors,
 attention reads with a large inverse temperature, and linear attention is given the
-best possible read-out vectors (a least-squares fit that knows the sequence's keys), an
-upper bound on what any trained linear read-out can do.
+read-out vectors with the smallest squared recall error (a least-squares fit that knows
+all the sequence's keys), more than a trained read-out, a function of the query alone,
+can use.
 """
 
 from __future__ import annotations
@@ -88,6 +89,12 @@ def softmax_recall(
     """
     _check_problem(task, E, n_values)
     beta = check_real(beta, "beta", min_value=0.0, strict_min=True)
+    return _softmax_recall(task, E, n_values, beta)
+
+
+def _softmax_recall(
+    task: MQAR, E: torch.Tensor, n_values: int, beta: float
+) -> torch.Tensor:
     K = E[task.keys]                                                  # (B, n, d_k)
     q = K.gather(1, task.queries[..., None].expand(-1, -1, K.shape[2]))   # (B, m, d_k)
     V = torch.nn.functional.one_hot(task.values, n_values).double()   # (B, n, n_values)
@@ -121,6 +128,10 @@ def linear_recall(task: MQAR, E: torch.Tensor, *, n_values: int) -> torch.Tensor
         Recalled value ids (B, m).
     """
     _check_problem(task, E, n_values)
+    return _linear_recall(task, E, n_values)
+
+
+def _linear_recall(task: MQAR, E: torch.Tensor, n_values: int) -> torch.Tensor:
     K = E[task.keys]                                                  # (B, n, d_k)
     V = torch.nn.functional.one_hot(task.values, n_values).double()   # (B, n, n_values)
     S = linear_state(K, V)                                     # (B, d_k, n_values)
@@ -136,6 +147,10 @@ def min_recall_error(K: torch.Tensor) -> float:
     values with identity covariance (prop-rnn-capacity); it equals n - rank(K).
     """
     check_tensor(K, "K", ndim=2, floating=True, shape_doc="(n, d_k)")
+    return _min_recall_error(K)
+
+
+def _min_recall_error(K: torch.Tensor) -> float:
     n = K.shape[0]
     G = torch.linalg.pinv(K.T) @ K.T                                  # best Psi K^T
     return float(((G - torch.eye(n, dtype=K.dtype)) ** 2).sum())

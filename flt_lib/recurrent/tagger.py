@@ -94,6 +94,12 @@ def crf_nll(
         unary: (B, n, L); y: (B, n) int64 labels; pairwise: (L, L); start: (L,).
     """
     check_tensor(y, "y", shape=unary.shape[:2], shape_doc="(B, n)")
+    return _crf_nll(unary, y, pairwise, start)
+
+
+def _crf_nll(
+    unary: torch.Tensor, y: torch.Tensor, pairwise: torch.Tensor, start: torch.Tensor
+) -> torch.Tensor:
     t = torch.arange(y.shape[1])
     score = (start[y[:, 0]] + unary[:, t, y].diagonal(dim1=0, dim2=1).sum(0)
              + pairwise[y[:, :-1], y[:, 1:]].sum(1))                  # s(y), (B,)

@@ -173,10 +173,6 @@ def conv2d_input_grad(
     Returns:
         dL/dx, (B, C_in, H_out + k_h - 1 - 2 padding, W_out + k_w - 1 - 2 padding).
     """
-    return _conv2d_input_grad(grad_y, w, padding)
-
-
-def _conv2d_input_grad(grad_y, w, padding):
     grad_y = _images(grad_y, "grad_y")
     w = check_tensor(w, "w", ndim=4, floating=True, shape_doc="(C_out, C_in, k_h, k_w)")
     if w.shape[0] != grad_y.shape[1]:
@@ -184,6 +180,10 @@ def _conv2d_input_grad(grad_y, w, padding):
             f"w must have C_out = {grad_y.shape[1]} output channels, got {w.shape[0]}"
         )
     padding = check_int(padding, "padding", min_value=0)
+    return _conv2d_input_grad(grad_y, w, padding)
+
+
+def _conv2d_input_grad(grad_y, w, padding):
     kh, kw = w.shape[2:]
     g = F.pad(grad_y, (kw - 1, kw - 1, kh - 1, kh - 1))  # room for every overlap
     w_flip = torch.flip(w, dims=(2, 3)).transpose(0, 1)  # (C_in, C_out, k_h, k_w)
@@ -259,21 +259,21 @@ def p4_lift(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     Returns:
         (B, C_out, 4, N, N).
     """
-    return _p4_lift(x, w)
-
-
-def _p4_lift(x, w):
     x = _images(x)
     w = check_tensor(w, "w", ndim=4, floating=True, shape_doc="(C_out, C_in, k, k)")
     if x.shape[2] != x.shape[3]:
         raise ValueError(
             f"x must hold square images, got spatial shape {tuple(x.shape[2:])}"
         )
-    k = w.shape[2]
-    if w.shape[3] != k or k % 2 == 0:
+    if w.shape[3] != w.shape[2] or w.shape[2] % 2 == 0:
         raise ValueError(
             f"w must hold odd square kernels (k, k), got {tuple(w.shape[2:])}"
         )
+    return _p4_lift(x, w)
+
+
+def _p4_lift(x, w):
+    k = w.shape[2]
     maps = [conv2d(x, torch.rot90(w, r, dims=(2, 3)), padding=k // 2) for r in range(4)]
     return torch.stack(maps, dim=2)  # (B, C_out, 4, N, N)
 

@@ -85,10 +85,6 @@ def circular_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
     Returns:
         (..., n).
     """
-    return _circular_conv(x, h)
-
-
-def _circular_conv(x, h):
     x = _signal(x, "x")
     h = check_tensor(h, "h", ndim=1, floating=True, shape_doc="(m,)")
     if h.shape[0] > x.shape[-1]:
@@ -96,6 +92,10 @@ def _circular_conv(x, h):
             f"h must not be longer than x (n = {x.shape[-1]}), got length "
             f"{h.shape[0]}"
         )
+    return _circular_conv(x, h)
+
+
+def _circular_conv(x, h):
     y = torch.zeros_like(x)
     for t in range(h.shape[0]):
         y = y + h[t] * torch.roll(x, t, dims=-1)  # x[(u - t) mod n]

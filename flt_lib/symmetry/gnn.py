@@ -77,20 +77,22 @@ def gcn_layer(
     Returns:
         (n, d_out).
     """
-    return _gcn_layer(X, A_hat, W, b, relu)
-
-
-def _gcn_layer(X, A_hat, W, b, relu):
     X = _features(X)
     A_hat = _square(A_hat, X.shape[0], "A_hat")
     W = check_tensor(W, "W", ndim=2, floating=True, shape_doc="(d_in, d_out)")
     if W.shape[0] != X.shape[1]:
         raise ValueError(f"W must have d_in = {X.shape[1]} rows, got {W.shape[0]}")
-    H = A_hat @ (X @ W)  # (n, d_out): mix features, then neighbours
     if b is not None:
-        H = H + check_tensor(
+        b = check_tensor(
             b, "b", shape=(W.shape[1],), floating=True, shape_doc="(d_out,)"
         )
+    return _gcn_layer(X, A_hat, W, b, relu)
+
+
+def _gcn_layer(X, A_hat, W, b, relu):
+    H = A_hat @ (X @ W)  # (n, d_out): mix features, then neighbours
+    if b is not None:
+        H = H + b
     return torch.relu(H) if relu else H
 
 
@@ -308,15 +310,16 @@ def oversquashing_bound(
     if not isinstance(weights, (list, tuple)) or not weights:
         raise TypeError("weights must be a non-empty list of (d_in, d_out) tensors")
     i = check_int(i, "i", min_value=0, max_value=A_hat.shape[0] - 1)
+    for k, W in enumerate(weights):
+        check_tensor(
+            W, f"weights[{k}]", ndim=2, floating=True, shape_doc="(d_in, d_out)"
+        )
     return _oversquashing_bound(A_hat, weights, i)
 
 
 def _oversquashing_bound(A_hat, weights, i):
     scale = 1.0
-    for k, W in enumerate(weights):
-        W = check_tensor(
-            W, f"weights[{k}]", ndim=2, floating=True, shape_doc="(d_in, d_out)"
-        )
+    for W in weights:
         scale *= torch.linalg.matrix_norm(W.detach(), ord=2).item()
     return scale * torch.linalg.matrix_power(A_hat, len(weights))[i]
 

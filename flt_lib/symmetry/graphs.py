@@ -269,10 +269,6 @@ def dirichlet_energy(X: torch.Tensor, A_hat: torch.Tensor) -> float:
         floating=True,
         shape_doc="(n, n)",
     )
-    return _dirichlet_energy(X, A_hat)
-
-
-def _dirichlet_energy(X, A_hat):
     diag = torch.diagonal(A_hat)
     if not bool((diag > 0).all()):
         raise ValueError(
@@ -288,6 +284,11 @@ def _dirichlet_energy(X, A_hat):
             "eigenvector sqrt(d) has eigenvalue 1; got |A_hat sqrt(d) - sqrt(d)| = "
             f"{resid:.3g}"
         )
+    return _dirichlet_energy(X, A_hat)
+
+
+def _dirichlet_energy(X, A_hat):
+    u = torch.diagonal(A_hat).rsqrt()  # sqrt(d_i), (n,)
     i, j = torch.nonzero(torch.triu(A_hat, diagonal=1), as_tuple=True)  # edges i < j
     Y = X / u[:, None]  # x_i / sqrt(d_i), (n, d)
     w = A_hat[i, j] * u[i] * u[j]  # (A + I)_ij, (E,)

@@ -62,15 +62,15 @@ def procrustes(X: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:
     Args:
         X, Y: (d, n) each.
     """
-    return _procrustes(X, Y)
-
-
-def _procrustes(X, Y):
     X, Y = _tokens(X), _tokens(Y, "Y")
     if X.shape != Y.shape:
         raise ValueError(
             f"Y must have the shape of X {tuple(X.shape)}, got {tuple(Y.shape)}"
         )
+    return _procrustes(X, Y)
+
+
+def _procrustes(X, Y):
     U, _, Vh = torch.linalg.svd(Y @ X.T)
     return U @ Vh
 
@@ -126,10 +126,6 @@ def knowledge_attention(
     Returns:
         (d, n).
     """
-    return _knowledge_attention(X, Z_q, Z_k)
-
-
-def _knowledge_attention(X, Z_q, Z_k):
     X = _tokens(X)
     Z_q = check_tensor(Z_q, "Z_q", ndim=2, floating=True, shape_doc="(d, k)")
     Z_k = check_tensor(
@@ -139,6 +135,10 @@ def _knowledge_attention(X, Z_q, Z_k):
         raise ValueError(
             f"Z_q must have d = {X.shape[0]} rows, like X, got {Z_q.shape[0]}"
         )
+    return _knowledge_attention(X, Z_q, Z_k)
+
+
+def _knowledge_attention(X, Z_q, Z_k):
     # (n, k) each: inner products with the knowledge
     keys, queries = X.T @ Z_k, X.T @ Z_q
     return X @ torch.softmax(keys @ queries.T, dim=0)
@@ -197,15 +197,15 @@ def streaming_attention(X: torch.Tensor, i: int, W: torch.Tensor) -> torch.Tenso
     Returns:
         (d,).
     """
-    return _streaming_attention(X, i, W)
-
-
-def _streaming_attention(X, i, W):
     X = _tokens(X)
     i = check_int(i, "i", min_value=0, max_value=X.shape[1] - 1)
     W = check_tensor(
         W, "W", shape=(X.shape[0], X.shape[0]), floating=True, shape_doc="(d, d)"
     )
+    return _streaming_attention(X, i, W)
+
+
+def _streaming_attention(X, i, W):
     q = W @ X[:, i]  # (d,)
     m = torch.tensor(float("-inf"), dtype=X.dtype, device=X.device)
     s, z = torch.zeros_like(q), torch.zeros((), dtype=X.dtype, device=X.device)

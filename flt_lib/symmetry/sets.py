@@ -267,11 +267,11 @@ def reynolds_dimension(n: int, k_in: int, k_out: int) -> int:
         The dimension (an integer).
     """
     n = check_int(n, "n", min_value=1, max_value=8)
-    return _reynolds_dimension(n, k_in, k_out)
-
-
-def _reynolds_dimension(n, k_in, k_out):
     k = check_int(k_in, "k_in", min_value=0) + check_int(k_out, "k_out", min_value=0)
+    return _reynolds_dimension(n, k)
+
+
+def _reynolds_dimension(n, k):
     total = sum(
         sum(i == p for i, p in enumerate(perm)) ** k
         for perm in itertools.permutations(range(n))
@@ -373,13 +373,13 @@ def set_from_power_sums(p: torch.Tensor) -> torch.Tensor:
         reals).
     """
     p = check_tensor(p, "p", ndim=1, floating=True, shape_doc="(n,)")
+    if p.shape[0] == 0:
+        raise ValueError("p must hold at least one power sum")
     return _set_from_power_sums(p)
 
 
 def _set_from_power_sums(p):
     n = p.shape[0]
-    if n == 0:
-        raise ValueError("p must hold at least one power sum")
     e = [p.new_ones(())]
     for k in range(1, n + 1):
         e.append(

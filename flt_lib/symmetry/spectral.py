@@ -140,14 +140,14 @@ def polynomial_filter(
     Returns:
         Like x.
     """
-    return _polynomial_filter(L, x, alphas)
-
-
-def _polynomial_filter(L, x, alphas):
     alphas = _alphas(alphas)
     x = check_tensor(x, "x", floating=True)
     if not isinstance(L, torch.Tensor) or L.ndim != 2 or L.shape[0] != x.shape[0]:
         raise ValueError(f"L must be an (n, n) tensor with n = {x.shape[0]} rows of x")
+    return _polynomial_filter(L, x, alphas)
+
+
+def _polynomial_filter(L, x, alphas):
     y = alphas[-1] * x
     for a in reversed(alphas[:-1]):
         y = L @ y + a * x  # (... (alpha_K L + alpha_{K-1}) L + ...) x
@@ -178,13 +178,13 @@ def graph_conv(x: torch.Tensor, y: torch.Tensor, U: torch.Tensor) -> torch.Tenso
         (n,), real part if U is complex.
     """
     U = check_tensor(U, "U", ndim=2, shape_doc="(n, n)")
+    n = U.shape[0]
+    x = check_tensor(x, "x", shape=(n,), floating=True, shape_doc="(n,)")
+    y = check_tensor(y, "y", shape=(n,), floating=True, shape_doc="(n,)")
     return _graph_conv(x, y, U)
 
 
 def _graph_conv(x, y, U):
-    n = U.shape[0]
-    x = check_tensor(x, "x", shape=(n,), floating=True, shape_doc="(n,)")
-    y = check_tensor(y, "y", shape=(n,), floating=True, shape_doc="(n,)")
     Uh = U.conj().T
     out = U @ ((Uh @ x.to(U.dtype)) * (Uh @ y.to(U.dtype)))
     return out.real if out.is_complex() else out

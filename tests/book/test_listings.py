@@ -105,21 +105,9 @@ def test_collapsed_listing_says_what_it_hides(item):
 
 
 HEADLINES = [it for it in LISTINGS if it[3]["metadata"].get("flt", {}).get("headline")]
-# Headline listings of sections added after issue 24 that still show argument checks (or
-# run past 25 lines): their cores are to be split out by the sections' authors. Remove an
-# entry when its listing passes.
-NOT_YET_CORES = {
-    "04_recurrent/08_language_models:rnn48-03",
-    "04_recurrent/08_language_models:rnn48-12",
-    "04_recurrent/08_language_models:rnn48-22",
-    "04_recurrent/09_associative_recall:rnn49-03",
-    "04_recurrent/09_associative_recall:rnn49-04",
-    "04_recurrent/09_associative_recall:rnn49-06",
-    "04_recurrent/09_associative_recall:rnn49-11",
-    "appendix_bayesian/07_bayesian_neural_networks:c03",
-    "appendix_bayesian/07_bayesian_neural_networks:c31",
-    "appendix_bayesian/07_bayesian_neural_networks:c37",
-}
+# Headline listings that still show argument checks (or run past 25 lines) would be
+# listed here, as expected failures; every one has been split into a core.
+NOT_YET_CORES: set[str] = set()
 
 
 def test_there_are_headline_listings():

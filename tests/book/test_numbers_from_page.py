@@ -24,7 +24,7 @@ NOTEBOOKS = toc_notebooks()
 BANNED = re.compile(
     r"\bseeds?\s+00[0-4]\b|source notes|source course|source documents?\b|calibration runs?"
     r"|chapter's plan|\bthe plan\b|\bthe issue\b|what the seeds|the seeds (?:say|write)"
-    r"|seed file",
+    r"|seed file|\bthe seed's",
     re.IGNORECASE,
 )
 

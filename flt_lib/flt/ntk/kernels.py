@@ -191,10 +191,6 @@ def kernel_gd(
         Test predictions after ``steps`` steps, shape (n_test,).
     """
     check_tensor(K_train, "K_train", ndim=2, floating=True, shape_doc="(n, n)")
-    return _kernel_gd(K_train, y, K_test, lr, steps)
-
-
-def _kernel_gd(K_train, y, K_test, lr, steps):
     n = K_train.shape[0]
     check_tensor(K_train, "K_train", shape=(n, n), shape_doc="(n, n)")
     check_tensor(y, "y", shape=(n,), floating=True, shape_doc="(n,)")
@@ -203,6 +199,11 @@ def _kernel_gd(K_train, y, K_test, lr, steps):
     )
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     steps = check_int(steps, "steps", min_value=1)
+    return _kernel_gd(K_train, y, K_test, lr, steps)
+
+
+def _kernel_gd(K_train, y, K_test, lr, steps):
+    n = K_train.shape[0]
     f = torch.zeros_like(y)  # (n,)
     f_test = torch.zeros(K_test.shape[0], dtype=y.dtype, device=y.device)  # (n_test,)
     for _ in range(steps):
