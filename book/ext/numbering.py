@@ -110,11 +110,13 @@ def number_parts_like_the_website(tex: str, parts: dict[str, str]) -> str:
     switch = {
         "unnumbered": r"\setcounter{secnumdepth}{-2}",
         "numbered": r"\setcounter{secnumdepth}{2}",
-        # Sphinx numbers figures, tables and listings "\arabic{chapter}.n": in the
-        # appendix they would read "Figure 1.2" where the website has "Figure A.2".
+        # Sphinx numbers figures, tables, listings and equations "\arabic{chapter}.n":
+        # in the appendix they read "Figure 1.2" where the website has "Figure A.2".
         "appendix": r"\appendix\setcounter{secnumdepth}{2}"
-        r"\makeatletter\def\spx@preAthefigure{\ifnum\c@chapter>\z@\thechapter.}"
-        r"\makeatother",
+        + "".join(
+            rf"\renewcommand{{\the{c}}}{{\thechapter.\arabic{{{c}}}}}"
+            for c in ("figure", "table", "literalblock", "equation")
+        ),
     }
     for caption, kind in parts.items():
         escaped = caption.replace("-", r"\sphinxhyphen{}")

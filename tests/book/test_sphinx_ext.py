@@ -178,8 +178,11 @@ def test_number_parts_like_the_website():
     assert out.splitlines() == [
         r"\setcounter{secnumdepth}{-2}", r"\part{Front matter}",
         r"\setcounter{secnumdepth}{2}", r"\part{Chapters}",
-        r"\appendix\setcounter{secnumdepth}{2}\makeatletter"
-        r"\def\spx@preAthefigure{\ifnum\c@chapter>\z@\thechapter.}\makeatother",
+        r"\appendix\setcounter{secnumdepth}{2}"
+        r"\renewcommand{\thefigure}{\thechapter.\arabic{figure}}"
+        r"\renewcommand{\thetable}{\thechapter.\arabic{table}}"
+        r"\renewcommand{\theliteralblock}{\thechapter.\arabic{literalblock}}"
+        r"\renewcommand{\theequation}{\thechapter.\arabic{equation}}",
         r"\part{Appendix}",
         r"\setcounter{secnumdepth}{-2}", r"\part{Back matter}",
     ]
