@@ -32,6 +32,7 @@ Nothing heavy is imported here: each module loads on first use.
 
 __all__ = [
     "bert",
+    "bert_tasks",
     "block",
     "bpe",
     "circuits",
@@ -45,6 +46,7 @@ __all__ = [
     "sampling",
     "scoring",
     "seq2seq",
+    "seq2seq_eos",
     "train",
     "vit",
 ]
