@@ -170,14 +170,23 @@ def run_async(
     check_tensor(x0, "x0", shape=(n,), floating=True, shape_doc="(n,)")
     check_generator(generator)
     max_sweeps = check_int(max_sweeps, "max_sweeps", min_value=1)
-    theta = _threshold(threshold, W)
-    x = x0.clone()
+    return _run_async(W, x0, _threshold(threshold, W), generator, max_sweeps)
+
+
+def _run_async(
+    W: torch.Tensor,
+    x0: torch.Tensor,
+    theta: torch.Tensor,
+    generator: torch.Generator,
+    max_sweeps: int,
+) -> AsyncRun:
+    x = x0.clone()  # (n,), entries +-1
     energies = [energy(W, x, theta)]
     converged, sweeps = False, 0
     while sweeps < max_sweeps and not converged:
         sweeps += 1
         changed = False
-        for i in torch.randperm(n, generator=generator).tolist():
+        for i in torch.randperm(len(x), generator=generator).tolist():
             new = 1.0 if W[i] @ x - theta[i] >= 0 else -1.0
             changed |= bool(new != x[i])
             x[i] = new
