@@ -26,6 +26,7 @@ import math
 import torch
 
 from flt_lib._validate import check_int, check_real, check_tensor
+from flt_lib.attention.scoring import _check_qk
 
 __all__ = [
     "blocked_attention",
@@ -187,24 +188,12 @@ class _TiledAttention(torch.autograd.Function):
 def _check_qkv(
     q: object, k: object, v: object, causal: object, scale: object
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, bool, float]:
-    q = check_tensor(q, "q", floating=True)
-    k = check_tensor(k, "k", floating=True)
+    q, k = _check_qk(q, k)  # the checks of scoring.attention
     v = check_tensor(v, "v", floating=True)
-    if q.ndim < 2:
-        raise ValueError(
-            f"q must have at least 2 dimensions (..., T_q, d_k), got shape "
-            f"{tuple(q.shape)}"
-        )
     if q.shape[-2] < 1 or k.shape[-2] < 1 or q.numel() == 0:
         raise ValueError(
             f"q and k must hold at least one token each, got shapes {tuple(q.shape)} "
             f"and {tuple(k.shape)}"
-        )
-    if k.ndim != q.ndim or k.shape[:-2] != q.shape[:-2] or k.shape[-1] != q.shape[-1]:
-        raise ValueError(
-            f"k must have shape (..., T_k, d_k) = "
-            f"{(*q.shape[:-2], 'T_k', q.shape[-1])} to match q of shape "
-            f"{tuple(q.shape)}, got {tuple(k.shape)}"
         )
     if v.ndim != k.ndim or v.shape[:-1] != k.shape[:-1]:
         raise ValueError(
