@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 _LAZY_SUBMODULES = frozenset(
     {
         "glue",
+        "grading",
         "plotting",
         "source",
         "stats",
