@@ -108,15 +108,16 @@ def kind_problems(ex: dict) -> list[str]:
         problems.append(f"{label}: starts with no kind, expected one of {KINDS}: {text[:60]!r}")
     elif any(k in text[len(ex["kind"]) :] for k in KINDS):
         problems.append(f"{label}: more than one kind in {text[:80]!r}")
-    if ex["kind"] == GRADED and not any(
-        "solution" in c.get("metadata", {}).get("tags", [])
-        and re.search(r"^\s*assert ", _src(c), re.M)
-        for c in ex["solution_code"]
-    ):
-        problems.append(
-            f"{label}: graded coding, but its solution has no code cell tagged `solution`"
-            " that asserts agreement with the library"
-        )
+    if ex["kind"] == GRADED:
+        meta = [c.get("metadata", {}) for c in ex["solution_code"]]
+        for key, what in (("graded", "the solution"), ("graded_check", "the check")):
+            if not any(
+                "solution" in m.get("tags", []) and key in m.get("flt", {}) for m in meta
+            ):
+                problems.append(
+                    f"{label}: graded coding, but no code cell of its solution is {what}"
+                    f" (tag `solution`, metadata flt.{key}; see book/graded.py)"
+                )
     if ex["kind"] == PROJECT and "good answer" not in ex["solution_md"]:
         problems.append(f"{label}: open-ended project whose solution does not say what a good answer shows")
     return problems
@@ -159,13 +160,15 @@ def test_every_chapter_has_open_ended_projects(chapter):
     )
 
 
-def _nb(*cells: tuple[str, str, list[str]]) -> dict:
-    return {
-        "cells": [
-            {"cell_type": t, "source": s, "metadata": {"tags": tags} if tags else {}}
-            for t, s, tags in cells
-        ]
-    }
+def _nb(*cells: tuple) -> dict:
+    """Cells from (type, source, tags) or (type, source, tags, flt metadata)."""
+    out = []
+    for t, s, tags, *flt in cells:
+        meta = {"tags": tags} if tags else {}
+        if flt:
+            meta["flt"] = flt[0]
+        out.append({"cell_type": t, "source": s, "metadata": meta})
+    return {"cells": out}
 
 
 def _ex(label: str, text: str) -> str:
@@ -193,7 +196,8 @@ def test_the_checks_can_fail():
         ("markdown", END, []),
         ("markdown", _ex("ex-graded-ok", f"{GRADED} Write `g`."), []),
         ("markdown", _sol("ex-graded-ok"), []),
-        ("code", "def g(x):\n    return x\nassert g(2) == lib(2)\n", ["solution"]),
+        ("code", "def g(x):\n    return x\n", ["solution"], {"graded": "g"}),
+        ("code", "grading.agree(g, lib, cases)\n", ["solution"], {"graded_check": "g"}),
         ("markdown", END + "\n" + _ex("ex-project-bad", f"{PROJECT} Explore."), []),
         ("markdown", _sol("ex-project-bad", "Try things.") + END, []),
         ("markdown", _ex("ex-project-ok", f"{PROJECT} Explore.") + "\n"
