@@ -21,7 +21,7 @@ from typing import Any
 from book.ext.numbering import _part_numbering, number_parts_like_the_website
 from book.upstream.sphinx_exercise_links import exercise_links
 
-__all__ = ["short_captions", "tex_for_char", "setup"]
+__all__ = ["compose_accents", "short_captions", "tex_for_char", "setup"]
 
 
 _TEX_SYMBOLS = {
@@ -189,6 +189,44 @@ def tex_for_char(ch: str) -> str | None:
     return None
 
 
+# Combining accents (U+0300-U+036F) after a letter, as LaTeX's text and math accents. A
+# combining character follows its letter, so a \DeclareUnicodeCharacter cannot put the
+# accent on it: "R\u0302" (R-hat, which Unicode has no single character for) printed "R?".
+_COMBINING = {
+    "\u0300": ("`", "grave"),
+    "\u0301": ("'", "acute"),
+    "\u0302": ("^", "hat"),
+    "\u0303": ("~", "tilde"),
+    "\u0304": ("=", "bar"),
+    "\u0306": ("u", "breve"),
+    "\u0307": (".", "dot"),
+    "\u0308": ('"', "ddot"),
+    "\u030c": ("v", "check"),
+}
+
+
+def compose_accents(text: str) -> str:
+    r"""Letters with a combining accent, for pdflatex.
+
+    First composed where Unicode has one character for the pair ("e\u0301" -> "\u00e9",
+    which pdflatex knows); a pair that stays apart ("R\u0302") becomes an accent macro
+    that works in text and in math: ``{\ifmmode\hat{R}\else\^{R}\fi}``. A combining
+    accent after anything but an ASCII letter or digit is left alone (and then reported
+    by :func:`_latex_unicode`).
+    """
+    import unicodedata
+
+    text = unicodedata.normalize("NFC", text)
+    marks = "".join(_COMBINING)
+
+    def macro(m: re.Match) -> str:
+        base, mark = m.group(1), m.group(2)
+        text_accent, math_accent = _COMBINING[mark]
+        return rf"{{\ifmmode\{math_accent}{{{base}}}\else\{text_accent}{{{base}}}\fi}}"
+
+    return re.sub(rf"([A-Za-z0-9])([{marks}])", macro, text)
+
+
 def _pdflatex_engine(app: Any, config: Any) -> None:
     """Undo sphinx-jupyterbook-latex's forced xelatex (it runs first, at priority 500).
 
@@ -289,7 +327,8 @@ def _latex_unicode(app: Any, exc: Exception | None) -> None:
     logger = logging.getLogger(__name__)
     _provide_bbm(Path(app.outdir))
     for tex in Path(app.outdir).glob("*.tex"):
-        text = tex.read_text(encoding="utf-8")
+        text = compose_accents(tex.read_text(encoding="utf-8"))
+        tex.write_text(text, encoding="utf-8")
         chars = sorted(
             {ch for ch in text if ord(ch) > 0x24F and ch not in "–—‘’“”\u00a0"}
         )

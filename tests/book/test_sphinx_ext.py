@@ -170,6 +170,17 @@ def test_tex_for_char():
     assert latex.tex_for_char("☃") is None
 
 
+def test_compose_accents():
+    # R-hat has no precomposed character: an accent macro for text and for math
+    assert latex.compose_accents("an improved {R\u0302} for") == (
+        r"an improved {{\ifmmode\hat{R}\else\^{R}\fi}} for"
+    )
+    # e + combining acute is one character, which pdflatex knows
+    assert latex.compose_accents("caf" + "e\u0301") == "caf\u00e9"
+    assert latex.compose_accents("plain text") == "plain text"
+    assert "\u0302" not in latex.compose_accents("x\u0302 and Z\u0302")
+
+
 def test_number_parts_like_the_website():
     tex = "\\part{Front matter}\n\\part{Chapters}\n\\part{Appendix}\n\\part{Back matter}"
     out = numbering.number_parts_like_the_website(tex, {
