@@ -193,10 +193,11 @@ def strip_markers(solution: str) -> str:
 
 
 def with_body(solution: str, body: str) -> str:
-    """The solution with its lines replaced by ``body`` (re-indented to fit)."""
+    """The solution with its lines replaced by ``body`` (re-indented, markers kept)."""
     before, old, after = split(solution)
     pad = _indent(before, old)
     new = textwrap.indent(textwrap.dedent(body).strip("\n"), pad)
+    new = f"{pad}{BEGIN}\n{new}\n{pad}{END}"
     return "\n".join(x for x in (before, new, after) if x != "")
 
 
