@@ -117,6 +117,16 @@ def test_no_box_overfull_by_more_than_10pt():
         line for _, line in bad[-5:])
 
 
+def test_every_character_has_a_rendering():
+    """book.ext.latex declares every character pdflatex does not know; one it has no
+    rendering for prints "?" (a combining circumflex did, in "R-hat")."""
+    tex = TEX.read_text(encoding="utf-8")
+    unknown = re.findall(r"\\DeclareUnicodeCharacter\{([0-9A-F]+)\}\{\?\}", tex)
+    assert not unknown, "characters printed as '?': " + ", ".join(
+        f"U+{u} {chr(int(u, 16))!r}" for u in unknown)
+    assert not re.search("[\u0300-\u036f]", tex), "a combining accent is left in the .tex"
+
+
 def _proofs_in_notebooks() -> int:
     return sum(
         "".join(c["source"]).count("{prf:proof}")
