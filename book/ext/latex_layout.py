@@ -43,7 +43,8 @@ def column_widths(
     cell's longest word, in characters; measured from ``rows`` when not given) plus two,
     so that LaTeX never has to push a word into the next column, and the rest of the
     line (``LINE_CHARS``) in proportion to the length of the column's longest entry,
-    clipped to ``MAX_CHARS``.
+    clipped to ``MAX_CHARS``. When the longest words alone fill the line, each column
+    gets a share in proportion to its longest word.
 
     Args:
         rows: the cells' text, one list per row (rows may be shorter than the widest).
@@ -67,6 +68,12 @@ def column_widths(
         room = LINE_CHARS - sum(need)
         extra = [w - n for w, n in zip(want, need)]
         want = [n + room * e / sum(extra) for n, e in zip(need, extra)]
+    elif sum(need) >= LINE_CHARS:
+        # Even the longest words do not fit side by side: the line is shared in
+        # proportion to them, so that a column of short words is not squeezed below
+        # its longest one by its neighbours' long entries (7.8's comparison table gave
+        # "transition" 12/271 of the line and ran it 11-21 pt into the next column).
+        want = need
     return [max(1, round(w)) for w in want]
 
 

@@ -157,6 +157,11 @@ def test_latex_column_widths():
     assert sum(widths) <= LINE_CHARS + 1 and widths[2] >= len("Chapter") + 2
     assert widths[0] == widths[1]
     assert column_widths([]) == []
+    # words that fill the line alone: shares in proportion to them, however long the
+    # other entries are ("transition" beside five columns of long sentences)
+    row = ["transition"] + ["a-much-longer-word " + "text " * 30] * 5
+    widths = column_widths([row])
+    assert widths == [12] + [20] * 5  # the longest words plus two
 
 
 
