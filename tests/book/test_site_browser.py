@@ -328,8 +328,10 @@ def test_root_page_asks_for_no_missing_file(browser, server):
 FIGURES_JS = r"""
 () => [...document.querySelectorAll('.bd-article div.cell_output img')].map(img => {
   const a = img.closest('a');
-  return {src: img.getAttribute('src'), shown: img.getBoundingClientRect().width,
-          natural: img.naturalWidth, href: a ? a.getAttribute('href') : null};
+  const box = img.getBoundingClientRect();
+  return {src: img.getAttribute('src'), shown: box.width, shownHeight: box.height,
+          natural: img.naturalWidth, naturalHeight: img.naturalHeight,
+          href: a ? a.getAttribute('href') : null};
 })
 """
 
@@ -353,6 +355,11 @@ def test_figures_open_at_full_size_on_a_phone(browser, server, page_path):
         assert not problems, f"figures without a link to their image: {problems[:3]}"
         small = [f for f in figures if f["natural"] < 2 * f["shown"] - 1]
         assert not small, f"full size not twice the shown width: {small[:3]}"
+        # shrunk to the page, not squeezed: the shown figure keeps the PNG's aspect ratio
+        squeezed = [f for f in figures if f["shown"] and abs(
+            f["shownHeight"] / f["shown"] - f["naturalHeight"] / f["natural"]) > 0.02 * (
+            f["naturalHeight"] / f["natural"])]
+        assert not squeezed, f"figures out of proportion at 390 px: {squeezed[:3]}"
         href = figures[0]["href"]
         status = page.evaluate("async (u) => (await fetch(u)).status", href)
         assert status == 200, f"{href}: HTTP {status}"
