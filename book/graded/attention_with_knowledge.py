@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `attention_with_knowledge` (Section 6.7): attention whose
-query and key maps are knowledge vectors, tokens as columns."""
+"""Tests of the graded exercise `attention_with_knowledge` (Section 6.7): attention
+whose query and key maps are knowledge vectors, tokens as columns."""
 
 WRONG = {
     "the softmax runs along rows (dim=-1), not down the columns": """
@@ -30,7 +30,7 @@ def test_random_tokens(attention_with_knowledge):
 
 
 def test_hidden_edge_cases(attention_with_knowledge):
-    """One token, d = 1, r = 1, zero knowledge (uniform weights), equal query and key."""
+    """One token, d = 1, r = 1, zero knowledge (uniform weights), Z_q = Z_k."""
     import torch
 
     from flt_lib import grading

@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `circular_convolve` (Section 6.2): the circular convolution
-of a batch of signals with a short kernel."""
+"""Tests of the graded exercise `circular_convolve` (Section 6.2): the circular
+convolution of a batch of signals with a short kernel."""
 
 WRONG = {
     "a cross-correlation: the signal is shifted the wrong way": """

@@ -68,7 +68,7 @@ def test_random_clouds(egnn_loops):
     layer = egnn.EGNNLayer(3, 8, generator=gen)
     cases = {
         f"{B} clouds of {n} points in 3-D, d_h = 3": (layer, *(
-            torch.randn(B, n, k, generator=gen, dtype=torch.float64) for k in (3, 3, 3)))
+            torch.randn(B, n, 3, generator=gen, dtype=torch.float64) for _ in range(3)))
         for B, n in ((2, 3), (1, 5))
     }
     grading.agree(egnn_loops, lambda lay, h, x, v: lay(h, x, v), cases,
@@ -76,7 +76,7 @@ def test_random_clouds(egnn_loops):
 
 
 def test_hidden_edge_cases(egnn_loops):
-    """Two points, points in the plane, one feature, zero velocities, coincident points."""
+    """Two points, points in a plane, one feature, zero velocities, equal points."""
     import torch
 
     from flt_lib import grading

@@ -47,7 +47,7 @@ def test_shifts_and_permutations(equivariant_average):
 
 
 def test_hidden_edge_cases(equivariant_average):
-    """The trivial group, a single element, extra batch axes, 3-cycles, a quadratic f."""
+    """The trivial group, n = 1, extra batch axes, 3-cycles, a quadratic f."""
     import torch
 
     from flt_lib import grading

@@ -53,12 +53,13 @@ def test_hidden_edge_cases(gcn_forward):
         return (torch.randn(n, d_in, generator=gen, dtype=torch.float64),
                 torch.randn(d_in, d_out, generator=gen, dtype=torch.float64))
 
-    with_isolated = graphs.path_graph(4)
-    with_isolated = torch.block_diag(with_isolated, torch.zeros(1, 1, dtype=torch.float64))
+    with_isolated = torch.block_diag(graphs.path_graph(4),
+                                     torch.zeros(1, 1, dtype=torch.float64))
     cases = {
         "a path on 4 nodes plus an isolated node": (with_isolated, *feats(5, 3, 2)),
         "a single node": (torch.zeros(1, 1, dtype=torch.float64), *feats(1, 2, 2)),
-        "4 nodes and no edges": (torch.zeros(4, 4, dtype=torch.float64), *feats(4, 2, 3)),
+        "4 nodes and no edges": (
+            torch.zeros(4, 4, dtype=torch.float64), *feats(4, 2, 3)),
         "the complete graph on 5 nodes": (
             torch.ones(5, 5, dtype=torch.float64) - torch.eye(5, dtype=torch.float64),
             *feats(5, 3, 3)),

@@ -3,7 +3,6 @@ as a loop of planar cross-correlations with rotated, cycled filters."""
 
 WRONG = {
     "the rotation axis of the filter is not cycled (psi[:, :, s])": """
-        from flt_lib.symmetry import cnn
         out = []
         for r in range(4):
             out.append(sum(
@@ -13,21 +12,21 @@ WRONG = {
         return torch.stack(out, dim=2)
     """,
     "the filter slice (r - s) mod 4 instead of (s - r) mod 4": """
-        from flt_lib.symmetry import cnn
         out = []
         for r in range(4):
             out.append(sum(
-                cnn.conv2d(f[:, :, s], torch.rot90(psi[:, :, (r - s) % 4], r, dims=(2, 3)),
+                cnn.conv2d(f[:, :, s],
+                           torch.rot90(psi[:, :, (r - s) % 4], r, dims=(2, 3)),
                            padding=1, padding_mode="circular")
                 for s in range(4)))
         return torch.stack(out, dim=2)
     """,
     "the filter is rotated the other way (rot90 by -r)": """
-        from flt_lib.symmetry import cnn
         out = []
         for r in range(4):
             out.append(sum(
-                cnn.conv2d(f[:, :, s], torch.rot90(psi[:, :, (s - r) % 4], -r, dims=(2, 3)),
+                cnn.conv2d(f[:, :, s],
+                           torch.rot90(psi[:, :, (s - r) % 4], -r, dims=(2, 3)),
                            padding=1, padding_mode="circular")
                 for s in range(4)))
         return torch.stack(out, dim=2)
@@ -53,7 +52,7 @@ def test_random_maps(p4_gconv_loops):
 
 
 def test_hidden_edge_cases(p4_gconv_loops):
-    """One channel, 3 x 3 maps, a filter living on one rotation slice, a rotated input."""
+    """One channel, 3 x 3 maps, a filter on one rotation slice only, a rotated input."""
     import torch
 
     from flt_lib import grading

@@ -54,7 +54,8 @@ def test_hidden_edge_cases(poly_graph_filter):
             L6, torch.randn(6, 2, generator=gen, dtype=torch.float64),
             torch.tensor([0.5, -2.0], dtype=torch.float64)),
         "a graph of one node": (
-            torch.zeros(1, 1, dtype=torch.float64), torch.tensor([3.0], dtype=torch.float64),
+            torch.zeros(1, 1, dtype=torch.float64),
+            torch.tensor([3.0], dtype=torch.float64),
             torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)),
         "the normalised Laplacian of a path, degree 3": (
             spectral.laplacian(graphs.path_graph(5), "normalized"),
