@@ -58,7 +58,7 @@ WRONG = {
 
 
 def test_random_clouds(egnn_loops):
-    """Random layers and point clouds in 3-D."""
+    """A random layer and random point clouds in 3-D."""
     import torch
 
     from flt_lib import grading

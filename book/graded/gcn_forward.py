@@ -41,7 +41,7 @@ def test_random_graphs(gcn_forward):
 
 
 def test_hidden_edge_cases(gcn_forward):
-    """An isolated node, one node, no edges, the complete graph, a path, d_out = 1."""
+    """A path plus an isolated node, one node, no edges, K_5, a star with d_out = 1."""
     import torch
 
     from flt_lib import grading
