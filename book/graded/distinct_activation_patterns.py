@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `distinct_activation_patterns` (Section 2.5): the activation
-patterns of a ReLU layer that occur among given inputs."""
+"""Tests of the graded exercise `distinct_activation_patterns` (Section 2.5): the
+activation patterns of a ReLU layer that occur among given inputs."""
 
 WRONG = {
     "a unit counts as active at a zero pre-activation": """
@@ -33,7 +33,8 @@ def test_random_layers(distinct_activation_patterns):
     for n, d, m in [(500, 2, 5), (300, 3, 4), (200, 2, 2)]:
         cases[f"{n} Gaussian points in R^{d}, {m} units"] = (
             3 * torch.randn(n, d, generator=gen, **f64),
-            torch.randn(m, d, generator=gen, **f64), torch.randn(m, generator=gen, **f64))
+            torch.randn(m, d, generator=gen, **f64),
+            torch.randn(m, generator=gen, **f64))
     grading.agree(distinct_activation_patterns, reference, cases)
 
 
@@ -50,14 +51,16 @@ def test_hidden_lattice_and_edge_cases(distinct_activation_patterns):
     f64 = dict(dtype=torch.float64)
     g = torch.arange(-3.0, 3.01, 1.0, **f64)
     lattice = torch.cartesian_prod(g, g)  # (49, 2), many points on the lines
-    through_origin = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, -1.0]], **f64)
+    through_origin = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, -1.0]],
+                                  **f64)
     cases = {
         "a 7 x 7 lattice, 4 lines through the origin": (
             lattice, through_origin, torch.zeros(4, **f64)),
         "a 7 x 7 lattice, 2 parallel lines": (
             lattice, torch.tensor([[1.0, 0.0], [1.0, 0.0]], **f64),
             torch.tensor([0.0, -2.0], **f64)),
-        "one unit on the line": (g[:, None], torch.ones(1, 1, **f64), torch.zeros(1, **f64)),
+        "one unit on the line": (
+            g[:, None], torch.ones(1, 1, **f64), torch.zeros(1, **f64)),
         "one input, at the origin where the 4 lines cross": (
             torch.zeros(1, 2, **f64), through_origin, torch.zeros(4, **f64)),
         "5 inputs, all on the line x_2 = 0": (

@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `hopfield_async_sweep` (Section 1.5): asynchronous updates
-of a Hopfield network and the energy after each."""
+"""Tests of the graded exercise `hopfield_async_sweep` (Section 1.5): asynchronous
+updates of a Hopfield network and the energy after each."""
 
 WRONG = {
     "the local fields are computed once, before the sweep": """
@@ -31,7 +31,7 @@ WRONG = {
 
 
 def test_hebbian_networks(hopfield_async_sweep):
-    """Hebbian weights of random patterns, random states, two sweeps in random orders."""
+    """Hebbian weights of random patterns, random states, two sweeps in random order."""
     import torch
 
     from flt_lib import grading

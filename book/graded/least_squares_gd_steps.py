@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `least_squares_gd_steps` (Section 2.1): gradient descent on
-the halved mean squared error."""
+"""Tests of the graded exercise `least_squares_gd_steps` (Section 2.1): gradient descent
+on the halved mean squared error."""
 
 WRONG = {
     "the gradient lacks the factor 1/n": """
@@ -49,13 +49,15 @@ def test_hidden_edge_cases(least_squares_gd_steps):
 
     gen = torch.Generator().manual_seed(1)
     f64 = dict(dtype=torch.float64)
-    X, y = torch.randn(20, 4, generator=gen, **f64), torch.randn(20, generator=gen, **f64)
+    X = torch.randn(20, 4, generator=gen, **f64)
+    y = torch.randn(20, generator=gen, **f64)
     cases = {
         "0 steps (w stays 0)": (X, y, 0.1, 0),
         "1 step": (X, y, 0.3, 1),
         "d = 1": (torch.randn(15, 1, generator=gen, **f64),
                   torch.randn(15, generator=gen, **f64), 0.4, 10),
-        "n = 3 examples, d = 6 features": (torch.randn(3, 6, generator=gen, **f64),
-                                           torch.randn(3, generator=gen, **f64), 0.1, 25),
+        "n = 3 examples, d = 6 features": (
+            torch.randn(3, 6, generator=gen, **f64),
+            torch.randn(3, generator=gen, **f64), 0.1, 25),
     }
     grading.agree(least_squares_gd_steps, reference, cases)

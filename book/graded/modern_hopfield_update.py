@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `modern_hopfield_update` (Section 1.6): one update of the
-modern Hopfield network."""
+"""Tests of the graded exercise `modern_hopfield_update` (Section 1.6): one update of
+the modern Hopfield network."""
 
 WRONG = {
     "the softmax runs over the first axis (wrong for a batch of states)": """

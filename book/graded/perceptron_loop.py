@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `perceptron_loop` (Section 1.2): the perceptron algorithm
-as the textbook double loop over the data."""
+"""Tests of the graded exercise `perceptron_loop` (Section 1.2): the perceptron
+algorithm as the textbook double loop over the data."""
 
 WRONG = {
     "a mistake only when y <w, x> < 0, so w = 0 is never updated": """

@@ -28,7 +28,7 @@ WRONG = {
 
 
 def test_random_networks(permute_hidden_units):
-    """Random networks of depth 2 and 3, each hidden layer permuted by a 3-cycle or more."""
+    """Depth 2 and 3; each hidden layer permuted by a cycle and by a random perm."""
     import torch
 
     from flt_lib import grading
@@ -37,12 +37,14 @@ def test_random_networks(permute_hidden_units):
     gen = torch.Generator().manual_seed(0)
     cases = {}
     for sizes in [(3, 5, 2), (2, 4, 6, 1)]:
+        weights = mlp.init_mlp(list(sizes), generator=gen, dtype=torch.float64)
         params = [(W, torch.randn(W.shape[0], generator=gen, dtype=torch.float64))
-                  for W, _ in mlp.init_mlp(list(sizes), generator=gen, dtype=torch.float64)]
+                  for W, _ in weights]
         for layer in range(len(sizes) - 2):
             m = sizes[layer + 1]
             perm = torch.roll(torch.arange(m), 1)  # j -> j - 1, a cycle of length m
-            cases[f"sizes {sizes}, hidden layer {layer}, a cycle"] = (params, layer, perm)
+            cases[f"sizes {sizes}, hidden layer {layer}, a cycle"] = (
+                params, layer, perm)
             perm = torch.randperm(m, generator=gen)
             cases[f"sizes {sizes}, hidden layer {layer}, {perm.tolist()}"] = (
                 params, layer, perm)
@@ -66,7 +68,8 @@ def test_hidden_edge_cases(permute_hidden_units):
     cases = {
         "the identity permutation": (deep, 1, torch.arange(3)),
         "a hidden layer of width 1": (network([4, 1, 3]), 0, torch.tensor([0])),
-        "swap units 0 and 2 of the last hidden layer": (deep, 2, torch.tensor([2, 1, 0])),
+        "swap units 0 and 2 of the last hidden layer": (
+            deep, 2, torch.tensor([2, 1, 0])),
         "the cycle [1, 2, 0] in the middle layer": (deep, 1, torch.tensor([1, 2, 0])),
     }
     grading.agree(permute_hidden_units, mlp.permute_hidden, cases)

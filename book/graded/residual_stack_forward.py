@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `residual_stack_forward` (Section 2.3): a stack of residual
-layers with identity shortcuts."""
+"""Tests of the graded exercise `residual_stack_forward` (Section 2.3): a stack of
+residual layers with identity shortcuts."""
 
 WRONG = {
     "phi(0) is not subtracted": """

@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `ridge_outer_fit` (Section 2.4): the least-squares fit of
-the outer layer of a sigmoid network with fixed inner weights."""
+"""Tests of the graded exercise `ridge_outer_fit` (Section 2.4): the least-squares fit
+of the outer layer of a sigmoid network with fixed inner weights."""
 
 WRONG = {
     "no output bias": """
@@ -33,7 +33,8 @@ def test_random_units(ridge_outer_fit):
     x = torch.linspace(-1, 1, 101, **f64)[:, None]
     W, b = approximation.random_ridge_units_1d(12, steepness=8.0, generator=gen)
     X3 = torch.randn(60, 3, generator=gen, **f64)
-    W3, b3 = torch.randn(10, 3, generator=gen, **f64), torch.randn(10, generator=gen, **f64)
+    W3 = torch.randn(10, 3, generator=gen, **f64)
+    b3 = torch.randn(10, generator=gen, **f64)
     cases = {
         "sin(3 pi x) on 101 points, 12 units, ridge 1e-3": (
             x, torch.sin(3 * torch.pi * x[:, 0]), W, b, 1e-3),

@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `threshold_feature_readout` (Section 1.4): a random layer of
-threshold units read out by a perceptron."""
+"""Tests of the graded exercise `threshold_feature_readout` (Section 1.4): a random
+layer of threshold units read out by a perceptron."""
 
 WRONG = {
     "the read-out uses torch.sign, so a tie gives 0": """

@@ -27,7 +27,7 @@ WRONG = {
 
 
 def test_small_grids(threshold_truth_tables):
-    """Two and three inputs on grids of integers and half-integers, one input on {0, 1}."""
+    """d = 2 and 3 on grids of integers and half-integers; d = 1 on the grid {0, 1}."""
     import torch
 
     from flt_lib import grading
