@@ -88,10 +88,12 @@ def test_hidden_edge_cases(additive_attention_masked):
         "one real position per row": draw(
             2, 4, 3, 2, 3, torch.tensor([[True, False, False, False]] * 2)),
         "no padding at all": draw(3, 5, 2, 4, 3, torch.ones(3, 5, dtype=torch.bool)),
-        "a batch of one, L = 1": draw(1, 1, 2, 3, 2, torch.ones(1, 1, dtype=torch.bool)),
+        "a batch of one, L = 1": draw(
+            1, 1, 2, 3, 2, torch.ones(1, 1, dtype=torch.bool)),
         "a masked position in the middle": draw(
             2, 5, 3, 3, 4, torch.tensor([[True, False, True, True, False],
                                          [False, True, True, False, True]])),
-        "d_a = 1": draw(2, 6, 3, 2, 1, torch.arange(6)[None, :] < torch.tensor([[3], [6]])),
+        "d_a = 1": draw(
+            2, 6, 3, 2, 1, torch.arange(6)[None, :] < torch.tensor([[3], [6]])),
     }
     grading.agree(additive_attention_masked, reference, cases)

@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `bptt_gradients` (Section 4.2): the gradients of an Elman
-network's read-out loss by backpropagation through time."""
+"""Tests of the graded exercise `bptt_gradients` (Section 4.2): the gradients of an
+Elman network's read-out loss by backpropagation through time."""
 
 WRONG = {
     "the carry skips the tanh derivative (U^T delta instead of U^T D delta)": """

@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `hillis_steele_scan` (Section 4.4): the states of a diagonal
-linear recurrence by Hillis and Steele's doubling scan."""
+"""Tests of the graded exercise `hillis_steele_scan` (Section 4.4): the states of a
+diagonal linear recurrence by Hillis and Steele's doubling scan."""
 
 WRONG = {
     "A is updated before U in the same round": """
@@ -15,7 +15,8 @@ WRONG = {
         A, U, d = a, u, 1
         while d < u.shape[-2]:
             U = torch.cat(
-                [U[..., :d, :], A[..., :-d, :] * U[..., d:, :] + U[..., :-d, :]], dim=-2)
+                [U[..., :d, :], A[..., :-d, :] * U[..., d:, :] + U[..., :-d, :]],
+                dim=-2)
             A = torch.cat([A[..., :d, :], A[..., d:, :] * A[..., :-d, :]], dim=-2)
             d *= 2
         return U

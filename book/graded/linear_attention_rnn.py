@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `linear_attention_rnn` (Section 4.6): causal linear attention
-computed as a recurrence."""
+"""Tests of the graded exercise `linear_attention_rnn` (Section 4.6): causal linear
+attention computed as a recurrence."""
 
 WRONG = {
     "no normaliser (the denominator forgotten)": """

@@ -1,4 +1,5 @@
-"""Tests of the graded exercise `lstm_cell_step` (Section 4.3): one step of the LSTM cell."""
+"""Tests of the graded exercise `lstm_cell_step` (Section 4.3): one step of the LSTM
+cell."""
 
 WRONG = {
     "tanh instead of sigmoid on the input gate": """

@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `my_beam` (Section 4.8): beam search with the early stopping
-rule and no length penalty."""
+"""Tests of the graded exercise `my_beam` (Section 4.8): beam search with the early
+stopping rule and no length penalty."""
 
 WRONG = {
     "the score of a prefix is its last token's log-probability only": """
@@ -49,14 +49,15 @@ WRONG = {
 
 
 def test_random_table_models(my_beam):
-    """Random bigram ("table") models: the next-token law depends on the last token only."""
+    """Random "table" models: the next-token law depends on the last token only."""
     import torch
 
     from flt_lib import grading
     from flt_lib.recurrent import decoding
 
     def reference(step, beam, bos, eos, max_len):
-        best = decoding.beam_search(step, beam=beam, bos=bos, eos=eos, max_len=max_len)[0]
+        best = decoding.beam_search(
+            step, beam=beam, bos=bos, eos=eos, max_len=max_len)[0]
         return best.tokens, best.log_prob
 
     cases = {}
@@ -80,13 +81,15 @@ def test_hidden_edge_cases(my_beam):
     from flt_lib.recurrent import decoding
 
     def reference(step, beam, bos, eos, max_len):
-        best = decoding.beam_search(step, beam=beam, bos=bos, eos=eos, max_len=max_len)[0]
+        best = decoding.beam_search(
+            step, beam=beam, bos=bos, eos=eos, max_len=max_len)[0]
         return best.tokens, best.log_prob
 
     gen = torch.Generator().manual_seed(10)
-    table = torch.log_softmax(2 * torch.randn(4, 4, generator=gen, dtype=torch.float64), -1)
+    table = torch.log_softmax(
+        2 * torch.randn(4, 4, generator=gen, dtype=torch.float64), dim=-1)
     certain = torch.full((3, 3), -math.inf, dtype=torch.float64)
-    certain[:, 2] = 0.0                                  # eos (token 2) with probability 1
+    certain[:, 2] = 0.0                             # eos (token 2) with probability 1
     rare = torch.log(torch.tensor([[0.5, 0.49, 0.01]] * 3, dtype=torch.float64))
     cases = {
         "max_len = 1": (lambda x: table[x[:, -1]], 2, 0, 3, 1),

@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `my_linear_recall` (Section 4.9): associative recall by a
-linear-attention state read with the pseudo-inverse dual vectors."""
+"""Tests of the graded exercise `my_linear_recall` (Section 4.9): associative recall by
+a linear-attention state read with the pseudo-inverse dual vectors."""
 
 WRONG = {
     "the keys themselves as queries (no dual vectors)": """
@@ -7,10 +7,10 @@ WRONG = {
         q = torch.stack([k[i] for k, i in zip(K, queries)])
         return (q @ S).argmax(-1)
     """,
-    "the pseudo-inverse not transposed (its columns taken as dual vectors)": """
+    "the pseudo-inverse not transposed (rows of K^+ taken as dual vectors)": """
         S = K.transpose(1, 2) @ V
         Psi = torch.linalg.pinv(K)
-        psi = torch.stack([P[:, q].T for P, q in zip(Psi, queries)])
+        psi = torch.stack([P[q] for P, q in zip(Psi, queries)])
         return (psi @ S).argmax(-1)
     """,
 }
@@ -23,7 +23,7 @@ def test_random_instances(my_linear_recall):
     from flt_lib import grading
     from flt_lib.recurrent import recall
 
-    def reference(K, V, queries):  # the library's linear recall on these keys and values
+    def reference(K, V, queries):  # the library's linear recall on these keys, values
         B, n, d_k = K.shape
         task = recall.MQAR(keys=torch.arange(B * n).reshape(B, n), values=V.argmax(-1),
                            queries=queries)
@@ -62,6 +62,6 @@ def test_hidden_edge_cases(my_linear_recall):
     }.items():
         E = recall.key_embedding(2 * n, d_k, generator=gen)
         task = recall.mqar(B, n, n_keys=2 * n, n_values=5, m=m, generator=gen)
-        cases[what] = (E[task.keys], torch.nn.functional.one_hot(task.values, 5).double(),
-                       task.queries)
+        V = torch.nn.functional.one_hot(task.values, 5).double()
+        cases[what] = (E[task.keys], V, task.queries)
     grading.agree(my_linear_recall, reference, cases)

@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `viterbi_decode` (Section 4.1): the Viterbi recursion of a
-chain model, with back-pointers."""
+"""Tests of the graded exercise `viterbi_decode` (Section 4.1): the Viterbi recursion
+of a chain model, with back-pointers."""
 
 WRONG = {
     "the transition read the wrong way round (P_ji for i followed by j)": """
