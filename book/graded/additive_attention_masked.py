@@ -19,7 +19,7 @@ WRONG = {
     """,
     "no tanh in the scoring network": """
         scores = ((s @ W_a.T).unsqueeze(1) + H @ U_a.T) @ v
-        alpha = torch.softmax(scores.masked_fill(~mask, -math.inf), dim=-1)
+        alpha = torch.softmax(scores.masked_fill(~mask, -torch.inf), dim=-1)
         return (alpha.unsqueeze(-1) * H).sum(dim=1), alpha
     """,
 }
