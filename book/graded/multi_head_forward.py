@@ -52,13 +52,16 @@ def test_self_and_cross_attention(multi_head_forward):
     def rand(*shape):
         return torch.randn(*shape, generator=gen, dtype=torch.float64)
 
+    def mat(m, n):
+        return rand(m, n) / m**0.5
+
     X = rand(2, 5, 8)
     cases = {
         "self-attention, B = 2, T = 5, d = 8, 2 heads": (
-            X, X, rand(8, 8), rand(8, 8), rand(8, 8), rand(8, 8), 2),
+            X, X, mat(8, 8), mat(8, 8), mat(8, 8), mat(8, 8), 2),
         "cross-attention, 3 queries of width 12, 7 keys of width 6, 4 heads": (
-            rand(2, 3, 12), rand(2, 7, 6), rand(12, 12), rand(6, 12), rand(6, 12),
-            rand(12, 12), 4),
+            rand(2, 3, 12), rand(2, 7, 6), mat(12, 12), mat(6, 12), mat(6, 12),
+            mat(12, 12), 4),
     }
     grading.agree(multi_head_forward, book_layer, cases)
 
@@ -86,7 +89,8 @@ def test_hidden_edge_cases(multi_head_forward):
         return torch.randn(*shape, generator=gen, dtype=torch.float64)
 
     def mats(d, d_z):
-        return rand(d, d), rand(d_z, d), rand(d_z, d), rand(d, d)
+        return (rand(d, d) / d**0.5, rand(d_z, d) / d_z**0.5, rand(d_z, d) / d_z**0.5,
+                rand(d, d) / d**0.5)
 
     X4, X6 = rand(2, 4, 6), rand(1, 5, 8)
     cases = {
