@@ -9,7 +9,8 @@ WRONG = {
         selected = u < 0.15
         masked = r < 0.8
         randomised = selected & (r >= 0.8) & (r < 0.9)
-        inputs = torch.where(masked, vocab, torch.where(randomised, replacement, tokens))
+        swapped = torch.where(randomised, replacement, tokens)
+        inputs = torch.where(masked, vocab, swapped)
         return inputs, torch.where(selected, tokens, bert.IGNORE)
     """,
     "every position gets a label, not only the selected ones": """
@@ -19,7 +20,8 @@ WRONG = {
         selected = u < 0.15
         masked = selected & (r < 0.8)
         randomised = selected & (r >= 0.8) & (r < 0.9)
-        inputs = torch.where(masked, vocab, torch.where(randomised, replacement, tokens))
+        swapped = torch.where(randomised, replacement, tokens)
+        inputs = torch.where(masked, vocab, swapped)
         return inputs, tokens.clone()
     """,
     "the labels are the corrupted ids, not the original ones": """
@@ -29,7 +31,8 @@ WRONG = {
         selected = u < 0.15
         masked = selected & (r < 0.8)
         randomised = selected & (r >= 0.8) & (r < 0.9)
-        inputs = torch.where(masked, vocab, torch.where(randomised, replacement, tokens))
+        swapped = torch.where(randomised, replacement, tokens)
+        inputs = torch.where(masked, vocab, swapped)
         return inputs, torch.where(selected, inputs, bert.IGNORE)
     """,
 }

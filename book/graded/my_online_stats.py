@@ -51,8 +51,8 @@ def test_random_scores(my_online_stats):
 
 
 def test_hidden_edge_cases(my_online_stats):
-    """One entry, a block longer than T, blocks of one, increasing and decreasing scores,
-    and scores too large for a plain exp."""
+    """One entry, a block longer than T, blocks of one, increasing and decreasing
+    scores, and scores too large for a plain exp."""
     import torch
 
     from flt_lib import grading
@@ -62,7 +62,8 @@ def test_hidden_edge_cases(my_online_stats):
     ramp = torch.arange(12, dtype=torch.float64)
     cases = {
         "T = 1": (torch.randn(4, 1, generator=gen, dtype=torch.float64), 3),
-        "block longer than T": (torch.randn(2, 5, generator=gen, dtype=torch.float64), 8),
+        "block longer than T": (
+            torch.randn(2, 5, generator=gen, dtype=torch.float64), 8),
         "block = 1": (torch.randn(3, 7, generator=gen, dtype=torch.float64), 1),
         "increasing scores (the maximum moves at every block)": (ramp, 3),
         "decreasing scores (the maximum is in the first block)": (ramp.flip(0), 3),
