@@ -90,8 +90,10 @@ def find(notebook: Path) -> list[Graded]:
         if cell["cell_type"] == "markdown":
             for m in _EXERCISE.finditer(text):
                 body = text[m.end():]
-                close = body.find("\n" + m.group("fence") + "\n")
-                body = body if close < 0 else body[:close]
+                close = re.search(
+                    r"^" + re.escape(m.group("fence")) + r"\s*$", body, re.M
+                )
+                body = body if close is None else body[: close.start()]
                 label = _LABEL.search(body)
                 prose = "\n".join(
                     ln for ln in body.split("\n") if not re.match(r"^\s*:[\w-]+:", ln)
@@ -191,10 +193,11 @@ def strip_markers(solution: str) -> str:
 
 
 def with_body(solution: str, body: str) -> str:
-    """The solution with its lines replaced by ``body`` (re-indented to fit)."""
+    """The solution with its lines replaced by ``body`` (re-indented, markers kept)."""
     before, old, after = split(solution)
     pad = _indent(before, old)
     new = textwrap.indent(textwrap.dedent(body).strip("\n"), pad)
+    new = f"{pad}{BEGIN}\n{new}\n{pad}{END}"
     return "\n".join(x for x in (before, new, after) if x != "")
 
 

@@ -50,6 +50,8 @@ def agree(
         AssertionError: at the first case where ``fn`` raises, returns another type or
             shape, or returns other values. The message names the case and its inputs.
     """
+    if fn is None:
+        raise TypeError("fn is None: run the cell that defines your function first")
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
     if not callable(reference):
