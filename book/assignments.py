@@ -1,28 +1,30 @@
-"""Weekly programming assignments from the book's graded exercises (``make assignments``).
+"""Programming assignments from the book's graded exercises (``make assignments``).
 
 Usage, from the repository root::
 
     python -m book.assignments [CHAPTER ...] [--out DIR] [--no-run-tests]
 
 For every chapter (or those named, e.g. ``04_recurrent``), this writes an otter-grader
-*master notebook* (otter's assignment format: an ``ASSIGNMENT CONFIG`` cell, and for each
-question its statement, its solution between ``# BEGIN SOLUTION`` and ``# END SOLUTION``,
-and its tests) and runs ``otter assign`` on it. The result, in ``_build/assignments/``:
+*master notebook* (otter's assignment format: an ``ASSIGNMENT CONFIG`` cell, and for
+each question its statement, its solution between ``# BEGIN SOLUTION`` and
+``# END SOLUTION``, and its tests) and runs ``otter assign`` on it. The result, in
+``_build/assignments/``:
 
-- ``<chapter>/student/``: the notebook to hand out, with stubs and ``grader.check`` cells,
-  and the public tests;
+- ``<chapter>/student/``: the notebook to hand out, with stubs and ``grader.check``
+  cells, and the public tests;
 - ``<chapter>/autograder/``: the solution notebook, all tests (public and hidden), and
   ``autograder.zip`` for Gradescope, ``otter run`` and ``otter grade``;
 - ``<chapter>/master/``: the master notebook otter read, and its requirements;
 - ``README.md``: one page for teachers.
 
-The questions are the book's graded exercises (``book/graded.py``), each the same code as
-in the book: a student who solved it in the book's student edition has solved it here.
-Statements come from the reader notebooks of ``make jupyter`` (equation numbers and links
-as on the website) when they exist, else from the MyST source with its roles spelled out.
+The questions are the book's graded exercises (``book/graded.py``), each the same code
+as in the book: a student who solved it in the book's student edition has solved it
+here. Statements come from the reader notebooks of ``make jupyter`` (equation numbers
+and links as on the website) when they exist, else from the MyST source with its roles
+spelled out.
 ``otter assign`` runs each solution notebook against its tests (``--no-run-tests`` skips
-that); ``make test`` checks the same thing faster, by running every test on every solution
-in one process (``tests/book/test_graded.py``).
+that); ``make test`` checks the same thing faster, by running every test on every
+solution in one process (``tests/book/test_graded.py``).
 """
 
 from __future__ import annotations
@@ -76,10 +78,13 @@ def otter_test_file(g: gr.Graded, *, hidden: bool) -> str:
 
 
 def _plain(text: str) -> str:
-    """The MyST of an exercise statement as plain Markdown (without Sphinx's numbers)."""
+    """An exercise statement's MyST as plain Markdown (without Sphinx's numbers)."""
     text = re.sub(r"\{eq\}`([^`]+)`", r"(equation `\1` of the section)", text)
-    text = re.sub(r"\{(?:ref|numref|prf:ref|doc)\}`(?:([^`<]+?)\s*<[^`]+>|([^`]+))`",
-                  lambda m: (m.group(1) or m.group(2)).strip(), text)
+    text = re.sub(
+        r"\{(?:ref|numref|prf:ref|doc)\}`(?:([^`<]+?)\s*<[^`]+>|([^`]+))`",
+        lambda m: (m.group(1) or m.group(2)).strip(),
+        text,
+    )
     text = re.sub(r"\{cite:[pt]\}`([^`]+)`", r"[\1]", text)
     return text
 
@@ -92,8 +97,10 @@ def statement(g: gr.Graded) -> str:
         nb = json.loads(reader.read_text(encoding="utf-8"))
         for cell in nb["cells"]:
             src = gr._src(cell)
-            if cell["cell_type"] == "markdown" and gr.GRADED_KIND in src and (
-                f"`{g.name}(" in src
+            if (
+                cell["cell_type"] == "markdown"
+                and gr.GRADED_KIND in src
+                and (f"`{g.name}(" in src)
             ):
                 return src
     return f"**Exercise** ({g.notebook.stem})\n\n" + _plain(g.text)
@@ -123,7 +130,8 @@ def master_notebook(chapter: str, questions: list[gr.Graded], setup: str) -> dic
         _cell(
             "markdown",
             f"# {title}: graded exercises\n\n"
-            "Each question asks you to write a function the chapter teaches. Replace the "
+            "Each question asks you to write a function the chapter teaches. "
+            "Replace the "
             "`raise NotImplementedError` line by your code, run the cell, then run the "
             "`grader.check` cell below it: it compares your function with the book's "
             "library, `flt_lib`, on random inputs and edge cases, and says which input "
@@ -150,8 +158,11 @@ def master_notebook(chapter: str, questions: list[gr.Graded], setup: str) -> dic
     return {
         "cells": cells,
         "metadata": {
-            "kernelspec": {"display_name": "Python 3", "language": "python",
-                           "name": "python3"},
+            "kernelspec": {
+                "display_name": "Python 3",
+                "language": "python",
+                "name": "python3",
+            },
             "language_info": {"name": "python"},
         },
         "nbformat": 4,
@@ -163,14 +174,14 @@ def grader_init(notebook: str | None, tests: dict[str, str] | None = None) -> st
     """The cell that installs otter-grader (pinned) if missing and makes ``grader``.
 
     With ``tests`` ({name: test file source}), the cell first writes those files into
-    ``tests/``, so that ``grader.check`` works where the notebook has no folder beside it
-    (Colab)."""
+    ``tests/``, so that ``grader.check`` works where the notebook has no folder beside
+    it (Colab)."""
     lines = [
-        "# Grader: `grader.check(\"name\")` runs the tests of one exercise (otter-grader).",
+        '# Grader: `grader.check("name")` runs the tests of one exercise (otter).',
         "import importlib.util, pathlib, subprocess, sys",
         'if importlib.util.find_spec("otter") is None:',
-        f'    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "{OTTER_PIN}"],',
-        "                   check=True)",
+        "    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',",
+        f'                    "{OTTER_PIN}"], check=True)',
         "import otter",
     ]
     if tests:
@@ -195,10 +206,18 @@ def _with_prompt(g: gr.Graded) -> str:
     before, body, after = gr.split(g.solution)
     pad = gr._indent(before, body)
     stub_lines = gr.stub(g.solution, g.name).split("\n")
-    todo = [ln for ln in stub_lines if "YOUR CODE HERE" in ln or "NotImplementedError" in ln]
+    todo = [
+        ln for ln in stub_lines if "YOUR CODE HERE" in ln or "NotImplementedError" in ln
+    ]
     prompt = "\n".join(
-        [f'{pad}""" # BEGIN PROMPT', *todo, f'{pad}""" # END PROMPT',
-         f"{pad}# BEGIN SOLUTION NO PROMPT", body, f"{pad}# END SOLUTION"]
+        [
+            f'{pad}""" # BEGIN PROMPT',
+            *todo,
+            f'{pad}""" # END PROMPT',
+            f"{pad}# BEGIN SOLUTION NO PROMPT",
+            body,
+            f"{pad}# END SOLUTION",
+        ]
     )
     return "\n".join(x for x in (before, prompt, after) if x != "")
 
@@ -210,8 +229,12 @@ def _drop_prompts(path: Path) -> None:
         if cell["cell_type"] != "code":
             continue
         src = gr._src(cell)
-        src = re.sub(r'\n[ \t]*""" # BEGIN PROMPT\n.*?""" # END PROMPT', "", src, flags=re.S)
-        src = re.sub(r"\n[ \t]*# (BEGIN SOLUTION NO PROMPT|END SOLUTION)[ \t]*(?=\n|$)", "", src)
+        src = re.sub(
+            r'\n[ \t]*""" # BEGIN PROMPT\n.*?""" # END PROMPT', "", src, flags=re.S
+        )
+        src = re.sub(
+            r"\n[ \t]*# (BEGIN SOLUTION NO PROMPT|END SOLUTION)[ \t]*(?=\n|$)", "", src
+        )
         cell["source"] = src
     path.write_text(json.dumps(nb, indent=1), encoding="utf-8")
 
@@ -230,10 +253,10 @@ TEACHER_README = """\
 # Graded assignments: a page for teachers
 
 One assignment per chapter, built by `make assignments` from the book's graded coding
-exercises (one or more per section). Each question asks the student to write a method the
-section teaches; its tests compare the student's function with the book's library,
-`flt_lib`, on random inputs and on edge cases, and a failure names the input and shows the
-expected and received values or shapes.
+exercises (one or more per section). Each question asks the student to write a method
+the section teaches; its tests compare the student's function with the book's library,
+`flt_lib`, on random inputs and on edge cases, and a failure names the input and shows
+the expected and received values or shapes.
 
 | Assignment | Questions | Points |
 |---|---|---|
@@ -243,10 +266,10 @@ expected and received values or shapes.
 
 - `<chapter>/student/<chapter>.ipynb`: hand this out (stubs and `grader.check` cells),
   with its `tests/` folder: the public tests, which students run themselves.
-- `<chapter>/autograder/`: the solution notebook, every test (public and **hidden**), and
-  `autograder.zip` for Gradescope. Keep this folder to yourself.
-- `<chapter>/master/<chapter>.ipynb`: otter-grader's master notebook, if you want to edit
-  questions and run `otter assign <chapter>.ipynb <out>` yourself.
+- `<chapter>/autograder/`: the solution notebook, every test (public and **hidden**),
+  and `autograder.zip` for Gradescope. Keep this folder to yourself.
+- `<chapter>/master/<chapter>.ipynb`: otter-grader's master notebook, if you want to
+  edit questions and run `otter assign <chapter>.ipynb <out>` yourself.
 
 ## Grading
 
@@ -256,7 +279,8 @@ expected and received values or shapes.
   `results.json` with a score per question (one point per test) and every failure's
   message.
 - **A folder of submissions** (needs Docker):
-  `.venv/bin/otter grade -a <chapter>/autograder/autograder.zip --ext ipynb SUBMISSIONS/`
+  `.venv/bin/otter grade -a <chapter>/autograder/autograder.zip --ext ipynb DIR/`
+  (`DIR` holds the submissions)
   writes `final_grades.csv`.
 - **Gradescope**: create a programming assignment, upload
   `<chapter>/autograder/autograder.zip` as its autograder, and let students submit their
@@ -284,7 +308,9 @@ def build(
 ) -> dict[str, Path]:
     """Write the assignments of ``chapters`` (default: all) into ``out``.
 
-    Returns ``{chapter: its folder}``. Raises ``RuntimeError`` if ``otter assign`` fails."""
+    Returns ``{chapter: its folder}``. Raises ``RuntimeError`` if ``otter assign``
+    fails.
+    """
     from book.jupyter import read_config, reader_setup_source
 
     start = time.perf_counter()
@@ -293,13 +319,19 @@ def build(
         by_chapter[g.notebook.parent.name].append(g)
     unknown = set(chapters or []) - set(by_chapter)
     if unknown:
-        raise ValueError(f"no graded exercises in chapters {sorted(unknown)}; "
-                         f"chapters with some: {sorted(by_chapter)}")
+        raise ValueError(
+            f"no graded exercises in chapters {sorted(unknown)}; "
+            f"chapters with some: {sorted(by_chapter)}"
+        )
     chosen = chapters or sorted(by_chapter)
     repo_url = read_config()["repository"]["url"].rstrip("/")
     if ref is None:
-        ref = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+        ref = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     setup = reader_setup_source(repo_url, ref)
     out.mkdir(parents=True, exist_ok=True)
     done: dict[str, Path] = {}
@@ -313,14 +345,17 @@ def build(
         nb = master_notebook(chapter, qs, setup)
         if not run_tests:
             nb["cells"][0]["source"] = nb["cells"][0]["source"].replace(
-                "run_tests: true", "run_tests: false")
+                "run_tests: true", "run_tests: false"
+            )
         master = folder / f"{chapter}.ipynb"
         master.write_text(json.dumps(nb, indent=1), encoding="utf-8")
         (folder / "requirements.txt").write_text(requirements(ref, repo_url))
         dist = folder / "dist"
         proc = subprocess.run(
             [str(otter), "assign", master.name, "dist"],
-            cwd=folder, capture_output=True, text=True,
+            cwd=folder,
+            capture_output=True,
+            text=True,
         )
         if proc.returncode:
             raise RuntimeError(
@@ -339,26 +374,34 @@ def build(
         done[chapter] = folder
         rows.append(f"| `{chapter}` | {len(qs)} | {sum(len(g.tests) for g in qs)} |")
     (out / "README.md").write_text(
-        TEACHER_README.format(table="\n".join(rows), otter=OTTER_PIN, ref=ref[:12],
-                              seconds=time.perf_counter() - start),
+        TEACHER_README.format(
+            table="\n".join(rows),
+            otter=OTTER_PIN,
+            ref=ref[:12],
+            seconds=time.perf_counter() - start,
+        ),
         encoding="utf-8",
     )
     return done
 
 
 def main(argv: list[str]) -> int:
+    """``python -m book.assignments [CHAPTER ...] [--out DIR] [--no-run-tests]``."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m book.assignments",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m book.assignments", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("chapters", nargs="*")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--no-run-tests", action="store_true")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     done = build(args.chapters or None, args.out, run_tests=not args.no_run_tests)
-    print(f"{len(done)} assignments in {args.out} ({time.perf_counter() - start:.0f} s); "
-          f"teachers: {args.out / 'README.md'}")
+    print(
+        f"{len(done)} assignments in {args.out} ({time.perf_counter() - start:.0f} s); "
+        f"teachers: {args.out / 'README.md'}"
+    )
     return 0
 
 

@@ -177,9 +177,10 @@ def finish_notebook(
 def add_grader(nb: dict, tags: tuple[str, ...] = ("grader",)) -> bool:
     """Put the grader cell (otter-grader and the public tests) after the setup cell.
 
-    Only for a notebook with ``grader.check("<name>")`` cells (a graded exercise's check,
-    ``book/graded.py``); returns whether it did. The cell is folded in Colab and
-    JupyterLab: it holds the tests' source, which ``grader.check`` reads from ``tests/``.
+    Only for a notebook with ``grader.check("<name>")`` cells (a graded exercise's
+    check, ``book/graded.py``); returns whether it did. The cell is folded in Colab and
+    JupyterLab: it holds the tests' source, which ``grader.check`` reads from
+    ``tests/``.
     """
     from book import graded
     from book.assignments import grader_init, otter_test_file
