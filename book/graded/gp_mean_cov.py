@@ -10,14 +10,14 @@ WRONG = {
         n, m = K_train.shape[0], K_test.shape[0]
         A = K_train + noise_var * torch.eye(n, dtype=K_train.dtype)
         cov = K_test + noise_var * torch.eye(m, dtype=K_test.dtype)
-        return K_cross @ torch.linalg.solve(A, y), cov - K_cross @ torch.linalg.solve(
-            A, K_cross.T)
+        cov = cov - K_cross @ torch.linalg.solve(A, K_cross.T)
+        return K_cross @ torch.linalg.solve(A, y), cov
     """,
     "the data term is added to the covariance": """
         n = K_train.shape[0]
         A = K_train + noise_var * torch.eye(n, dtype=K_train.dtype)
-        return K_cross @ torch.linalg.solve(A, y), K_test + K_cross @ torch.linalg.solve(
-            A, K_cross.T)
+        cov = K_test + K_cross @ torch.linalg.solve(A, K_cross.T)
+        return K_cross @ torch.linalg.solve(A, y), cov
     """,
 }
 
@@ -65,7 +65,8 @@ def test_hidden_edge_cases(gp_mean_cov):
         return 1.0 + a @ b.T  # a linear kernel with a bias
 
     cases = {
-        "a single training point": (k(x[:1], x[:1]), y[:1], k(xs, x[:1]), k(xs, xs), 0.5),
+        "a single training point": (
+            k(x[:1], x[:1]), y[:1], k(xs, x[:1]), k(xs, xs), 0.5),
         "a single test point": (k(x, x), y, k(xs[:1], x), k(xs[:1], xs[:1]), 0.2),
         "zero targets: the mean is 0": (k(x, x), 0 * y, k(xs, x), k(xs, xs), 0.1),
         "large noise, 100": (k(x, x), y, k(xs, x), k(xs, xs), 100.0),

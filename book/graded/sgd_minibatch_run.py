@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `sgd_minibatch_run` (Section 3.4): minibatch SGD on least
-squares."""
+"""Tests of the graded exercise `sgd_minibatch_run` (Section 3.4): minibatch SGD on
+least squares."""
 
 WRONG = {
     "the minibatch gradient is summed, not averaged": """

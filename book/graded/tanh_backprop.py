@@ -54,7 +54,8 @@ def test_random_networks(tanh_backprop):
               for k, m in zip(sizes[:-1], sizes[1:])]
         X = torch.randn(n, sizes[0], generator=gen, dtype=torch.float64)
         d_out = torch.randn(n, sizes[-1], generator=gen, dtype=torch.float64)
-        cases[f"sizes {sizes}, batch {n}"] = (ps, X, mlp.hidden_activations(ps, X), d_out)
+        hidden = mlp.hidden_activations(ps, X)
+        cases[f"sizes {sizes}, batch {n}"] = (ps, X, hidden, d_out)
     grading.agree(tanh_backprop, autodiff.backprop, cases)
 
 
