@@ -1,5 +1,5 @@
-"""Tests of the graded exercise `my_rank_rhat` (Appendix A.7): rank-normalised split R-hat,
-the larger of the bulk and the folded value."""
+"""Tests of the graded exercise `my_rank_rhat` (Appendix A.7): rank-normalised split
+R-hat, the larger of the bulk and the folded value."""
 
 WRONG = {
     "the bulk value only, no folding": """
