@@ -77,7 +77,7 @@ clean:
 	rm -rf _build .pytest_cache .hypothesis
 
 # ---- The website and the student edition as readers and teachers meet them (issue 16) --------
-.PHONY: student lab browser-test pdf release-check jupyter jupyterlab-test
+.PHONY: student lab browser-test pdf release-check jupyter jupyterlab-test assignments
 
 JB := $(VENV)/bin/jupyter-book
 # Executed notebooks whose outputs the student website shows (cells are matched by id and
@@ -106,6 +106,14 @@ student: $(STAMP)
 ## solutions collapsed (absent for students), setup cell pinned to this commit (book/jupyter.py).
 jupyter: $(STAMP)
 	$(PY) -m book.jupyter
+
+## Weekly programming assignments from the graded coding exercises (otter-grader):
+## _build/assignments/<chapter>/{student,autograder,master}/ and a README for teachers.
+## Statements carry the website's equation numbers when `make jupyter` has run.
+## ASSIGNMENTS="04_recurrent 05_transformers" builds only those chapters.
+ASSIGNMENTS ?=
+assignments: $(STAMP)
+	$(PY) -m book.assignments $(ASSIGNMENTS)
 
 ## Open the reader notebooks (_build/jupyter, as Colab shows them) in JupyterLab (pinned in
 ## requirements.txt), with .venv's kernel, which imports flt_lib from this checkout. To edit the

@@ -8,9 +8,9 @@ A graded exercise lives in its section's notebook and in one test file:
   student writes sit between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` (otter-grader's
   markers). The cell imports what it uses; it may rely on ``math``, ``np`` (NumPy) and
   ``torch`` only, which every assignment imports first (``PREAMBLE``);
-* right after it, a code cell tagged ``solution`` with ``"flt": {"graded_check": "<name>"}``
-  that shows, on the page, the solution agreeing with the library. The student edition
-  replaces it by ``grader.check("<name>")``;
+* right after it, a code cell tagged ``solution`` with
+  ``"flt": {"graded_check": "<name>"}`` that shows, on the page, the solution agreeing
+  with the library. The student edition replaces it by ``grader.check("<name>")``;
 * ``book/graded/<name>.py``: the tests, one function per test, in otter-grader's
   exception-based form. A test takes the student's function as its argument (otter
   passes it by name from the notebook's globals), imports what it needs inside its body,
@@ -89,9 +89,11 @@ def find(notebook: Path) -> list[Graded]:
         text = _src(cell)
         if cell["cell_type"] == "markdown":
             for m in _EXERCISE.finditer(text):
-                body = text[m.end():]
-                close = body.find("\n" + m.group("fence") + "\n")
-                body = body if close < 0 else body[:close]
+                body = text[m.end() :]
+                close = re.search(
+                    r"^" + re.escape(m.group("fence")) + r"\s*$", body, re.M
+                )
+                body = body if close is None else body[: close.start()]
                 label = _LABEL.search(body)
                 prose = "\n".join(
                     ln for ln in body.split("\n") if not re.match(r"^\s*:[\w-]+:", ln)
@@ -129,7 +131,7 @@ def load_tests(path: Path) -> tuple[list[Test], dict[str, str]]:
         if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
             seg = ast.get_source_segment(source, node)
             start = node.lineno - 1 - len(node.decorator_list)
-            seg = "\n".join(source.split("\n")[start:node.end_lineno])
+            seg = "\n".join(source.split("\n")[start : node.end_lineno])
             tests.append(
                 Test(
                     node.name,
@@ -146,7 +148,7 @@ def load_tests(path: Path) -> tuple[list[Test], dict[str, str]]:
 
 
 def split(solution: str) -> tuple[str, str, str]:
-    """(before, body, after) around the ``# BEGIN SOLUTION`` ... ``# END SOLUTION`` lines.
+    """(before, body, after) around the ``# BEGIN SOLUTION`` ... ``# END SOLUTION``.
 
     ``body`` excludes the two marker lines."""
     lines = solution.split("\n")
@@ -154,7 +156,8 @@ def split(solution: str) -> tuple[str, str, str]:
     ends = [i for i, ln in enumerate(lines) if ln.strip() == END]
     if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
         raise ValueError(
-            f"a graded solution needs one '{BEGIN}' line and one '{END}' line after it, "
+            f"a graded solution needs one '{BEGIN}' line and one '{END}' line "
+            "after it, "
             f"found {len(starts)} and {len(ends)}"
         )
     a, b = starts[0], ends[0]
@@ -169,9 +172,12 @@ def _indent(before: str, body: str) -> str:
 
 
 def solution_lines(solution: str) -> int:
-    """How many lines the student writes: the solution's non-blank, non-comment lines."""
+    """How many lines the student writes: the solution's lines, less blanks and
+    comments."""
     _, body, _ = split(solution)
-    return sum(1 for ln in body.split("\n") if ln.strip() and not ln.strip().startswith("#"))
+    return sum(
+        1 for ln in body.split("\n") if ln.strip() and not ln.strip().startswith("#")
+    )
 
 
 def stub(solution: str, name: str) -> str:
@@ -180,7 +186,9 @@ def stub(solution: str, name: str) -> str:
     pad = _indent(before, body)
     n = solution_lines(solution)
     lines = f"about {n} line{'s' if n != 1 else ''}"
-    middle = f"{pad}# YOUR CODE HERE ({lines})\n{pad}raise NotImplementedError(\"{name}\")"
+    middle = (
+        f'{pad}# YOUR CODE HERE ({lines})\n{pad}raise NotImplementedError("{name}")'
+    )
     return "\n".join(x for x in (before, middle, after) if x != "").rstrip() + "\n"
 
 
@@ -191,14 +199,17 @@ def strip_markers(solution: str) -> str:
 
 
 def with_body(solution: str, body: str) -> str:
-    """The solution with its lines replaced by ``body`` (re-indented to fit)."""
+    """The solution with its lines replaced by ``body`` (re-indented, markers kept)."""
     before, old, after = split(solution)
     pad = _indent(before, old)
     new = textwrap.indent(textwrap.dedent(body).strip("\n"), pad)
+    new = f"{pad}{BEGIN}\n{new}\n{pad}{END}"
     return "\n".join(x for x in (before, new, after) if x != "")
 
 
-def run(source: str, g: Graded, tests: list[Test] | None = None) -> list[tuple[str, str | None]]:
+def run(
+    source: str, g: Graded, tests: list[Test] | None = None
+) -> list[tuple[str, str | None]]:
     """Execute ``source`` (a version of the solution cell) and run the tests on it.
 
     Returns ``[(test name, None if it passed else its failure message)]``, the way
@@ -225,7 +236,9 @@ def problems(g: Graded) -> list[str]:
     out: list[str] = []
     where = f"{g.name} ({g.notebook.relative_to(ROOT)})"
     if not g.text.startswith(GRADED_KIND):
-        out.append(f"{where}: the exercise before the graded cell is not '{GRADED_KIND}'")
+        out.append(
+            f"{where}: the exercise before the graded cell is not '{GRADED_KIND}'"
+        )
     if not g.test_file.exists():
         return out + [f"{where}: no test file {g.test_file.relative_to(ROOT)}"]
     if not g.check:
@@ -250,13 +263,15 @@ def problems(g: Graded) -> list[str]:
             out.append(f"{where}: the wrong body '{what}' passes every test")
         elif not any("on the case" in m for m in failed):
             out.append(
-                f"{where}: the wrong body '{what}' fails, but no message names the input "
+                f"{where}: the wrong body '{what}' fails, but no message names the "
+                "input "
                 f"(first: {failed[0][:200]})"
             )
     return out
 
 
 def main(argv: list[str]) -> int:
+    """``python -m book.graded list|check [NAME ...]``; 0 when every check passes."""
     if not argv or argv[0] not in {"list", "check"}:
         print(__doc__)
         return 2

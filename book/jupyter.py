@@ -174,6 +174,49 @@ def finish_notebook(
     return nb
 
 
+def add_grader(nb: dict, tags: tuple[str, ...] = ("grader",)) -> bool:
+    """Put the grader cell (otter-grader and the public tests) after the setup cell.
+
+    Only for a notebook with ``grader.check("<name>")`` cells (a graded exercise's
+    check, ``book/graded.py``); returns whether it did. The cell is folded in Colab and
+    JupyterLab: it holds the tests' source, which ``grader.check`` reads from
+    ``tests/``.
+    """
+    from book import graded
+    from book.assignments import grader_init, otter_test_file
+
+    names = [
+        m.group(1)
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+        for m in re.finditer(r'^grader\.check\("([\w]+)"\)', graded._src(c), re.M)
+    ]
+    if not names:
+        return False
+    tests = {}
+    for name in names:
+        public, _ = graded.load_tests(graded.TESTS_DIR / f"{name}.py")
+        g = graded.Graded(name, Path(), "", "", "", "", tests=public)
+        tests[name] = otter_test_file(g, hidden=False)
+    cell = {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": "grader",
+        "metadata": {"cellView": "form", "jupyter": {"source_hidden": True},
+                     "tags": list(tags)},
+        "outputs": [],
+        "source": "# @title Grader (otter-grader and this notebook's public tests)\n"
+        + grader_init(None, tests),
+    }
+    at = next(
+        (k + 1 for k, c in enumerate(nb["cells"])
+         if "setup" in c.get("metadata", {}).get("tags", [])),
+        0,
+    )
+    nb["cells"].insert(at, cell)
+    return True
+
+
 def _missing_from_cache() -> list[str]:
     import nbformat
 
@@ -265,6 +308,8 @@ def generate(
             nb = json.loads(path.read_text(encoding="utf-8"))
             title = nb.get("metadata", {}).get("title", path.stem)
             nb = finish_notebook(nb, title=title, setup=setup, edition=edition, ref=ref)
+            if edition == "student":
+                add_grader(nb)
             target = Path(dst) / path.relative_to(src)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(

@@ -50,6 +50,8 @@ from sphinx_tojupyter.builders.jupyter import JupyterBuilder
 from sphinx_tojupyter.writers.jupyter import JupyterWriter
 from sphinx_tojupyter.writers.translate_all import JupyterTranslator
 
+from book import graded
+
 logger = logging.getLogger(__name__)
 
 SHOW_SOURCE_ONLY = re.compile(r"(\s*show_source\([^\n]*\)\s*)+")
@@ -285,7 +287,22 @@ class FltJupyterTranslator(JupyterTranslator):
     depart_exercise_node = depart_exercise_enumerable_node
 
     def visit_solution_node(self, node: nodes.Element) -> None:
-        if self.student:
+        if self.student:  # no solution; a graded exercise's stub and check stay
+            self.add_markdown_cell()
+            for cell in node.findall(nodes.container):
+                if cell.get("nb_element") != "cell_code":
+                    continue
+                src = self.source_nb["cells"][int(cell["cell_index"])]
+                flt = src.get("metadata", {}).get("flt", {})
+                if "graded" in flt:
+                    code = graded.stub(graded._src(src), flt["graded"])
+                elif "graded_check" in flt:
+                    code = f'grader.check("{flt["graded_check"]}")'
+                else:
+                    continue
+                new = nbformat.v4.new_code_cell(code.rstrip("\n"))
+                new["id"] = src.get("id", new["id"])
+                self.output["cells"].append(new)
             raise nodes.SkipNode
         self.add_markdown_cell()
         target = node.get("target_label", "")

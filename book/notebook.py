@@ -286,11 +286,29 @@ def student_copy(nb: dict) -> dict:
                 out["cells"].append(dict(cell, source=kept))
             continue
         tags = cell.get("metadata", {}).get("tags", [])
+        flt = cell.get("metadata", {}).get("flt", {})
+        if "graded" in flt or "graded_check" in flt:  # the stub and its check stay
+            from book import graded
+
+            name = flt.get("graded") or flt["graded_check"]
+            code = (
+                graded.stub(_source(cell), name).rstrip("\n")
+                if "graded" in flt
+                else f'grader.check("{name}")'
+            )
+            out["cells"].append(
+                dict(cell, source=code, outputs=[], execution_count=None,
+                     metadata={"flt": flt})
+            )
+            continue
         if inside or SOLUTION_TAG in tags:
             continue
         out["cells"].append(cell)
     if inside:
         raise ValueError("a solution-start directive has no matching solution-end")
+    from book.jupyter import add_grader
+
+    add_grader(out, tags=("grader", "hide-input"))
     return out
 
 

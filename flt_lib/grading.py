@@ -1,8 +1,8 @@
 """Compare a student's function with the library's on named inputs.
 
-The graded coding exercises ask a reader to write a method the section teaches, and then
-compare it with the library's implementation. :func:`agree` does the comparison: it calls
-both functions on each named case and, at the first disagreement, raises an
+The graded coding exercises ask a reader to write a method the section teaches, and
+then compare it with the library's implementation. :func:`agree` does the comparison: it
+calls both functions on each named case and, at the first disagreement, raises an
 ``AssertionError`` that says which input failed and how (the expected and received
 shapes or values). The otter-grader tests of the book's assignments are built on it, so
 a student sees the same message in ``grader.check`` as on the page.
@@ -21,7 +21,9 @@ import torch
 
 __all__ = ["agree"]
 
-_SHOW_VALUES = 12  # inputs and outputs with at most this many entries are printed in full
+_SHOW_VALUES = (
+    12  # inputs and outputs with at most this many entries are printed in full
+)
 
 
 def agree(
@@ -50,6 +52,8 @@ def agree(
         AssertionError: at the first case where ``fn`` raises, returns another type or
             shape, or returns other values. The message names the case and its inputs.
     """
+    if fn is None:
+        raise TypeError("fn is None: run the cell that defines your function first")
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
     if not callable(reference):
@@ -92,7 +96,7 @@ def _agree(fn, reference, cases, atol, rtol) -> int:
 
 
 def _difference(expected, received, atol, rtol, path: str = "") -> str | None:
-    """None if ``received`` matches ``expected``, else a sentence saying how it differs."""
+    """None if ``received`` matches ``expected``, else a sentence saying how not."""
     at = f" (in output{path})" if path else ""
     if isinstance(expected, (tuple, list)):
         if not isinstance(received, (tuple, list)) or len(received) != len(expected):
@@ -103,7 +107,9 @@ def _difference(expected, received, atol, rtol, path: str = "") -> str | None:
                 return problem
         return None
     if isinstance(expected, (torch.Tensor, np.ndarray, int, float, bool, np.number)):
-        if not isinstance(received, (torch.Tensor, np.ndarray, int, float, bool, np.number)):
+        if not isinstance(
+            received, (torch.Tensor, np.ndarray, int, float, bool, np.number)
+        ):
             return f"expected {_kind(expected)}, received {_kind(received)}{at}"
         e, r = _as_tensor(expected), _as_tensor(received)
         if tuple(e.shape) != tuple(r.shape):
@@ -148,8 +154,15 @@ def _kind(x) -> str:
 
 
 def _values(t: torch.Tensor) -> str:
-    flat = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in t.flatten().tolist()]
-    return "[" + ", ".join(flat) + "]" + (f" (shape {tuple(t.shape)})" if t.ndim > 1 else "")
+    flat = [
+        f"{v:.4g}" if isinstance(v, float) else str(v) for v in t.flatten().tolist()
+    ]
+    return (
+        "["
+        + ", ".join(flat)
+        + "]"
+        + (f" (shape {tuple(t.shape)})" if t.ndim > 1 else "")
+    )
 
 
 def _describe_args(fn, args: tuple) -> str:

@@ -1,4 +1,4 @@
-"""Tests of the graded exercise `my_top_p` (Section 5.8): nucleus filtering of logits."""
+"""Tests of the graded exercise `my_top_p` (Section 5.8): nucleus filtering."""
 
 WRONG = {
     "the token that crosses p is dropped too": """

@@ -219,16 +219,14 @@ def first_generated_notebook_of_each_chapter(out: Path) -> list[Path]:
     return list(firsts.values())
 
 
-def test_first_generated_notebook_of_every_chapter_runs_in_a_colab_like_environment(
-        editions, tmp_path, monkeypatch):
-    """Colab's packages only; the notebook's own setup cell installs flt_lib from the pinned
-    commit, here of a local clone of this repository (the same ref the notebook names)."""
-    from nbclient import NotebookClient
-
-    sha = editions["ref"]
-    clone = tmp_path / "clone"
+@pytest.fixture(scope="module")
+def colab(tmp_path_factory):
+    """A fresh virtual environment with Colab's packages only (no flt_lib, no otter), a
+    kernel 'colab-like' in it, and a clone of this repository to install flt_lib from."""
+    root = tmp_path_factory.mktemp("colab")
+    clone = root / "clone"
     subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(clone)], check=True)
-    venv = tmp_path / "venv"
+    venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = str(venv / "bin" / "python")
     pip = [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
@@ -236,6 +234,17 @@ def test_first_generated_notebook_of_every_chapter_runs_in_a_colab_like_environm
                    check=True, timeout=900)
     subprocess.run([py, "-m", "ipykernel", "install", "--prefix", str(venv), "--name",
                     "colab-like"], check=True, capture_output=True)
+    return {"clone": clone, "venv": venv, "py": py}
+
+
+def test_first_generated_notebook_of_every_chapter_runs_in_a_colab_like_environment(
+        editions, colab, tmp_path, monkeypatch):
+    """Colab's packages only; the notebook's own setup cell installs flt_lib from the pinned
+    commit, here of a local clone of this repository (the same ref the notebook names)."""
+    from nbclient import NotebookClient
+
+    sha = editions["ref"]
+    clone, venv, py = colab["clone"], colab["venv"], colab["py"]
     monkeypatch.setenv("JUPYTER_PATH", str(venv / "share" / "jupyter"))
     monkeypatch.delenv("PYTHONPATH", raising=False)
     monkeypatch.delenv("FLT_DEVICE", raising=False)
@@ -269,6 +278,58 @@ def test_first_generated_notebook_of_every_chapter_runs_in_a_colab_like_environm
     out = subprocess.run([py, "-c", walk], capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0, f"a flt_lib module does not import on its own: {out.stderr}"
     assert int(out.stdout) > 20, out.stdout
+
+
+def test_a_student_notebook_grades_a_right_and_a_wrong_answer_in_colab(
+        editions, colab, tmp_path, monkeypatch):
+    """A student notebook, run as a student would in Colab: its grader cell installs
+    otter-grader (pinned) and writes the public tests; an exercise's stub filled in right
+    passes `grader.check`, filled in wrong fails it, naming the input."""
+    from nbclient import NotebookClient
+
+    from book import graded
+
+    monkeypatch.setenv("JUPYTER_PATH", str(colab["venv"] / "share" / "jupyter"))
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    monkeypatch.delenv("FLT_DEVICE", raising=False)
+    monkeypatch.setenv("FLT_LIB_SPEC", f"git+file://{colab['clone']}@{editions['ref']}")
+    rel = next(r for r in _sections() if graded.find(ROOT / "chapters" / r))
+    every = graded.find(ROOT / "chapters" / rel)
+    g = every[0]
+    work = tmp_path / "student"
+    work.mkdir()
+    nb = _read(editions["student"] / rel)
+    grader = [c for c in nb.cells if "grader" in c.metadata.get("tags", [])]
+    assert len(grader) == 1 and "otter-grader==" in grader[0].source
+    assert grader[0].metadata["cellView"] == "form"  # folded in Colab
+    stub = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+                and f'raise NotImplementedError("{g.name}")' in c.source)
+    check = stub + 1
+    assert nb.cells[check].source == f'grader.check("{g.name}")', nb.cells[check].source
+    # the student's two attempts: the right lines, then a wrong body, each checked (the
+    # notebook's other graded exercises, if any, are answered right)
+    for other in every:
+        at = next(i for i, c in enumerate(nb.cells)
+                  if f'raise NotImplementedError("{other.name}")' in c.source)
+        nb.cells[at].source = other.solution
+    wrong_body = next(iter(g.wrong.values()))
+    nb.cells[check + 1:check + 1] = [
+        nbformat.v4.new_code_cell(graded.with_body(g.solution, wrong_body)),
+        nbformat.v4.new_code_cell(f'grader.check("{g.name}")'),
+    ]
+    NotebookClient(nb, kernel_name="colab-like", timeout=900, allow_errors=True,
+                   resources={"metadata": {"path": str(work)}}).execute()
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
+              if o.output_type == "error"]
+    assert not errors, json.dumps(errors)[:2000]
+
+    def shown(cell):
+        return "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "")
+                       for o in cell.outputs)
+
+    right, wrong = shown(nb.cells[check]), shown(nb.cells[check + 2])
+    assert "All test cases passed" in right, right
+    assert "failed" in wrong and "on the case" in wrong, wrong
 
 
 GLUE_ROLE = re.compile(r"\{glue:text\}`([^`:]+)(?::([^`]*))?`")
