@@ -206,6 +206,13 @@ def modern_update(
     _check_patterns(patterns)
     check_vector_or_batch(x, "x", patterns.shape[1])
     beta = check_real(beta, "beta", min_value=0.0, strict_min=True)
+    return _modern_update(patterns, x, beta=beta)
+
+
+def _modern_update(
+    patterns: torch.Tensor, x: torch.Tensor, *, beta: float
+) -> torch.Tensor:
+    """The check-free core of :func:`modern_update` (arguments already checked)."""
     weights = torch.softmax(beta * (x @ patterns.T), dim=-1)  # (B, s) attention weights
     return weights @ patterns  # (B, n)
 

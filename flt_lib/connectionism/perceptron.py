@@ -337,5 +337,12 @@ def feasible_directions(
             f"{tuple(X.shape)}"
         )
     check_tensor(angles, "angles", ndim=1, floating=True, shape_doc="(k,)")
+    return _feasible_directions(X, y, angles)
+
+
+def _feasible_directions(
+    X: torch.Tensor, y: torch.Tensor, angles: torch.Tensor
+) -> torch.Tensor:
+    """The check-free core of :func:`feasible_directions` (arguments already checked)."""
     W = torch.stack([torch.cos(angles), torch.sin(angles)], dim=1).to(X)  # (k, 2)
     return ((W @ (y.to(X)[:, None] * X).T) > 0).all(dim=1)  # (k,)

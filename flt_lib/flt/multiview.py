@@ -106,6 +106,13 @@ def sample_multiview(
         raise TypeError(f"cfg must be a MultiViewData, got {type(cfg).__name__}")
     n = check_int(n, "n", min_value=1)
     check_generator(generator)
+    return _sample_multiview(cfg, n, generator=generator)
+
+
+def _sample_multiview(
+    cfg: MultiViewData, n: int, *, generator: torch.Generator
+) -> MultiViewSample:
+    """The check-free core of :func:`sample_multiview` (arguments already checked)."""
     k, Pv, V = cfg.k, cfg.view_patches, cfg.views()
     y = torch.randint(0, k, (n,), generator=generator)
     single = torch.rand(n, generator=generator) < cfg.single_view

@@ -84,6 +84,13 @@ def minibatch_gradient(
         raise ValueError(
             f"idx must be a non-empty integer tensor of indices, got {idx.dtype}"
         )
+    return _minibatch_gradient(X, y, w, idx)
+
+
+def _minibatch_gradient(
+    X: torch.Tensor, y: torch.Tensor, w: torch.Tensor, idx: torch.Tensor
+) -> torch.Tensor:
+    """The check-free core of :func:`minibatch_gradient` (arguments already checked)."""
     Xb, yb = X[idx], y[idx]  # (B, d), (B,)
     return Xb.T @ (Xb @ w - yb) / idx.shape[0]
 

@@ -317,6 +317,21 @@ def lru_ring_init(
         )
     max_phase = check_real(max_phase, "max_phase", min_value=0.0, strict_min=True)
     check_generator(generator)
+    return _lru_ring_init(
+        N,
+        r_min=r_min,
+        r_max=r_max,
+        max_phase=max_phase,
+        generator=generator,
+        dtype=dtype,
+    )
+
+
+def _lru_ring_init(
+    N: int, *, r_min: float, r_max: float, max_phase: float = 2 * math.pi,
+    generator: torch.Generator, dtype: torch.dtype = torch.float64,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The check-free core of :func:`lru_ring_init` (arguments already checked)."""
     u1 = torch.rand(N, generator=generator, dtype=dtype)
     u2 = torch.rand(N, generator=generator, dtype=dtype)
     r2 = u1 * (r_max**2 - r_min**2) + r_min**2               # |lambda|^2, uniform

@@ -361,6 +361,11 @@ def canonicalize_p4(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     )
     _check_square(x, "x")
     _check_kernel(w, x.shape[1], "w")
+    return _canonicalize_p4(x, w)
+
+
+def _canonicalize_p4(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`canonicalize_p4` (arguments already checked)."""
     score = _p4_lift(x, w.to(x.dtype), "circular").amax(dim=(3, 4))[:, 0]  # (B, 4)
     r_star = score.argmax(dim=1)  # (B,)
     return torch.stack(

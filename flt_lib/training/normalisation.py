@@ -66,6 +66,17 @@ def batch_norm(
             f"{z.shape[0]}"
         )
     eps = check_real(eps, "eps", min_value=0.0)
+    return _batch_norm(z, gamma, beta, eps=eps)
+
+
+def _batch_norm(
+    z: torch.Tensor,
+    gamma: torch.Tensor | None = None,
+    beta: torch.Tensor | None = None,
+    *,
+    eps: float = 1e-5,
+) -> torch.Tensor:
+    """The check-free core of :func:`batch_norm` (arguments already checked)."""
     mean = z.mean(0, keepdim=True)  # (1, m)
     var = z.var(0, unbiased=False, keepdim=True)  # (1, m)
     return _affine((z - mean) / torch.sqrt(var + eps), gamma, beta)
@@ -94,6 +105,17 @@ def layer_norm(
     if z.shape[1] < 2:
         raise ValueError(f"z must have at least 2 units per example, got {z.shape[1]}")
     eps = check_real(eps, "eps", min_value=0.0)
+    return _layer_norm(z, gamma, beta, eps=eps)
+
+
+def _layer_norm(
+    z: torch.Tensor,
+    gamma: torch.Tensor | None = None,
+    beta: torch.Tensor | None = None,
+    *,
+    eps: float = 1e-5,
+) -> torch.Tensor:
+    """The check-free core of :func:`layer_norm` (arguments already checked)."""
     mean = z.mean(1, keepdim=True)  # (B, 1)
     var = z.var(1, unbiased=False, keepdim=True)  # (B, 1)
     return _affine((z - mean) / torch.sqrt(var + eps), gamma, beta)

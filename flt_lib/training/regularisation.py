@@ -323,5 +323,12 @@ def random_circular_shifts(
     """
     X = check_tensor(X, "X", ndim=2, shape_doc="(n, d)")
     check_generator(generator)
+    return _random_circular_shifts(X, generator=generator)
+
+
+def _random_circular_shifts(
+    X: torch.Tensor, *, generator: torch.Generator
+) -> torch.Tensor:
+    """The check-free core of :func:`random_circular_shifts` (arguments already checked)."""
     n, d = X.shape
     return circular_shift(X, torch.randint(0, d, (n,), generator=generator))

@@ -50,6 +50,11 @@ def crosstalk(patterns: torch.Tensor) -> torch.Tensor:
         (s-1)(n-1)/n^2.
     """
     _check_patterns(patterns)
+    return _crosstalk(patterns)
+
+
+def _crosstalk(patterns: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`crosstalk` (arguments already checked)."""
     n = patterns.shape[1]
     # (s, n) fields at the patterns (W symmetric)
     H = patterns @ hebbian_weights(patterns)

@@ -121,6 +121,11 @@ def crossing_point(x: torch.Tensor, err: torch.Tensor, *, level: float = 0.1) ->
     if (x <= 0).any() or (x[1:] <= x[:-1]).any():
         raise ValueError("x must be strictly increasing and positive")
     level = check_real(level, "level")
+    return _crossing_point(x, err, level=level)
+
+
+def _crossing_point(x: torch.Tensor, err: torch.Tensor, *, level: float = 0.1) -> float:
+    """The check-free core of :func:`crossing_point` (arguments already checked)."""
     below = (err <= level).nonzero()
     if len(below) == 0 or below[0, 0].item() == 0:
         return float("nan")
