@@ -329,5 +329,12 @@ def equivariance_gap(
             f"perm must be a permutation of 0..{x.shape[1] - 1}, "
             f"got {perm.tolist()}"
         )
+    return _equivariance_gap(f, x, perm)
+
+
+def _equivariance_gap(
+    f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, perm: torch.Tensor
+) -> float:
+    """The check-free core of :func:`equivariance_gap` (arguments already checked)."""
     perm = perm.to(x.device)
     return (f(x[:, perm]) - f(x)[:, perm]).abs().max().item()

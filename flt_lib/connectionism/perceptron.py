@@ -115,6 +115,12 @@ def signed_margins(X: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> torch.T
             "w must be non-zero to define a hyperplane and a margin, got the zero "
             "vector"
         )
+    return _signed_margins(X, y, w)
+
+
+def _signed_margins(X: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`signed_margins` (arguments already checked)."""
+    norm = w.norm()
     return y.to(X) * (X @ w.to(X)) / norm  # (n,)
 
 

@@ -120,6 +120,20 @@ def sample_sparse_coding(
     k = check_int(k, "k", min_value=1, max_value=d)
     sigma_xi = check_real(sigma_xi, "sigma_xi", min_value=0.0)
     check_generator(generator)
+    return _sample_sparse_coding(n, M, w_star, k=k, sigma_xi=sigma_xi, generator=generator)
+
+
+def _sample_sparse_coding(
+    n: int,
+    M: torch.Tensor,
+    w_star: torch.Tensor,
+    *,
+    k: int,
+    sigma_xi: float,
+    generator: torch.Generator,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The check-free core of :func:`sample_sparse_coding` (arguments already checked)."""
+    d = M.shape[0]
     # (n, k) uniform k-subset
     support = torch.rand(n, d, generator=generator).argsort(dim=1)[:, :k]
     signs = torch.randint(0, 2, (n, k), generator=generator).float() * 2 - 1  # (n, k)

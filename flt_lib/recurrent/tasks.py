@@ -252,6 +252,12 @@ def mlp_mix(X: torch.Tensor, W: torch.Tensor, strategy: str) -> torch.Tensor:
         floating=True,
         shape_doc=f"{want} for strategy {strategy!r} and T = {T}",
     )
+    return _mlp_mix(X, W, strategy)
+
+
+def _mlp_mix(X: torch.Tensor, W: torch.Tensor, strategy: str) -> torch.Tensor:
+    """The check-free core of :func:`mlp_mix` (arguments already checked)."""
+    _, T, p = X.shape
     if strategy == "features":
         return X.reshape(X.shape[0], T * p) @ W.T       # every feature of every token
     if strategy == "tokens":

@@ -138,10 +138,17 @@ def weight_norm(v: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
     g = check_tensor(g, "g", floating=True)
     if v.ndim == 1:
         check_tensor(g, "g", ndim=0, shape_doc="() for a vector v")
+    else:
+        check_tensor(v, "v", ndim=2, shape_doc="(m, d)")
+        check_tensor(g, "g", shape=(v.shape[0],), shape_doc="(m,)")
+    return _weight_norm(v, g)
+
+
+def _weight_norm(v: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`weight_norm` (arguments already checked)."""
+    if v.ndim == 1:
         return g * v / v.norm()
-    check_tensor(v, "v", ndim=2, shape_doc="(m, d)")
-    check_tensor(g, "g", shape=(v.shape[0],), shape_doc="(m,)")
-    return g[:, None] * v / v.norm(dim=1, keepdim=True)
+    return g[:, None] * v / v.norm(dim=1, keepdim=True)  # one norm per row
 
 
 def whiten(X: torch.Tensor) -> torch.Tensor:
@@ -163,10 +170,17 @@ def whiten(X: torch.Tensor) -> torch.Tensor:
         raise ValueError(
             f"X must have more rows than columns to be whitened, got shape {(B, d)}"
         )
-    Xc = X - X.mean(0, keepdim=True)  # (B, d)
-    evals, evecs = torch.linalg.eigh(Xc.T @ Xc / B)  # Sigma = U diag(evals) U^T
+    Xc = X - X.mean(0, keepdim=True)
+    evals = torch.linalg.eigh(Xc.T @ Xc / B)[0]
     if evals.min() <= 1e-12 * evals.max():
         raise ValueError("X must have a full-rank batch covariance to be whitened")
+    return _whiten(X)
+
+
+def _whiten(X: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`whiten` (arguments already checked)."""
+    Xc = X - X.mean(0, keepdim=True)  # (B, d)
+    evals, evecs = torch.linalg.eigh(Xc.T @ Xc / X.shape[0])  # Sigma = U diag(evals) U^T
     return Xc @ (evecs * evals.rsqrt()) @ evecs.T  # Xc Sigma^{-1/2}
 
 

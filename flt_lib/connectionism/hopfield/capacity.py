@@ -136,6 +136,14 @@ def stability_table(
         raise ValueError(
             f"patterns: s_max * n must be < 2**24 for exact float32 sums, got {S * n}"
         )
+    return _stability_table(patterns, n_targets=n_targets)
+
+
+def _stability_table(
+    patterns: torch.Tensor, *, n_targets: int | None = None
+) -> torch.Tensor:
+    """The check-free core of :func:`stability_table` (arguments already checked)."""
+    S, n = patterns.shape
     T = (
         S
         if n_targets is None

@@ -53,6 +53,11 @@ def permute_hidden(params: Params, layer: int, perm: torch.Tensor) -> Params:
         raise ValueError(
             f"perm must be a permutation of 0..{m - 1}, got {perm.tolist()}"
         )
+    return _permute_hidden(params, layer, perm)
+
+
+def _permute_hidden(params: Params, layer: int, perm: torch.Tensor) -> Params:
+    """The check-free core of :func:`permute_hidden` (arguments already checked)."""
     perm = perm.to(params[layer][0].device)
     out = list(params)
     W, b = params[layer]
@@ -83,6 +88,11 @@ def flip_signs(params: Params, layer: int, signs: torch.Tensor) -> Params:
     signs = check_tensor(signs, "signs", shape=(m,), shape_doc=f"(m,) with m={m}")
     if not bool(((signs == 1) | (signs == -1)).all()):
         raise ValueError("signs must contain only -1 and +1")
+    return _flip_signs(params, layer, signs)
+
+
+def _flip_signs(params: Params, layer: int, signs: torch.Tensor) -> Params:
+    """The check-free core of :func:`flip_signs` (arguments already checked)."""
     W, b = params[layer]
     s = signs.to(device=W.device, dtype=W.dtype)
     W_next, b_next = params[layer + 1]
