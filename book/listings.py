@@ -28,7 +28,7 @@ from pathlib import Path
 from book import ROOT
 
 CALL = re.compile(r"show_source\(\s*([\w.]+)\s*(?:,\s*docstring\s*=\s*(True|False)\s*)?\)")
-CHECK_CALL = re.compile(r"_?(check|validate|require)")
+CHECK_CALL = re.compile(r"_?(check|validate)")
 KINDS = ("algorithm", "check", "signature", "docstring")
 
 
@@ -75,16 +75,20 @@ def _is_docstring(st: ast.stmt) -> bool:
 def is_check(st: ast.stmt) -> bool:
     """Whether a statement validates arguments rather than computing: a ``raise`` or an
     ``assert``; an ``if`` whose every branch is a check (``if x.ndim != 2: raise ...``); a
-    call to a checking helper (``_check_qkv(q, k, v)``, ``x = _validate_x(x)``)."""
+    statement that calls a checking helper (``_check_qkv(q, k, v)``, ``x =
+    _validate_x(x)``, ``k = check_tensor(W, "W", ndim=2).shape[0]``)."""
     if isinstance(st, (ast.Raise, ast.Assert)):
         return True
     if isinstance(st, ast.If):
         return all(is_check(s) for s in st.body + st.orelse)
-    value = getattr(st, "value", None)
-    if isinstance(value, ast.Call):
-        f = value.func
-        name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
-        return bool(CHECK_CALL.match(name))
+    if not isinstance(st, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        return False
+    for node in ast.walk(st.value) if st.value is not None else ():
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
+            if CHECK_CALL.match(name):
+                return True
     return False
 
 

@@ -96,14 +96,14 @@ def causal_mask(
         Boolean tensor, shape (T_q, T_k).
     """
     T_q = check_int(T_q, "T_q", min_value=1)
+    T_k = T_q if T_k is None else check_int(T_k, "T_k", min_value=T_q)
     return _causal_mask(T_q, T_k, device=device)
 
 
 def _causal_mask(
-    T_q: int, T_k: int | None = None, *, device: torch.device | str | None = None
+    T_q: int, T_k: int, *, device: torch.device | str | None = None
 ) -> torch.Tensor:
     """The check-free core of :func:`causal_mask` (arguments already checked)."""
-    T_k = T_q if T_k is None else check_int(T_k, "T_k", min_value=T_q)
     return torch.ones(T_q, T_k, dtype=torch.bool, device=device).tril(
         diagonal=T_k - T_q
     )

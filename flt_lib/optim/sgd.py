@@ -239,7 +239,7 @@ def sgd_least_squares(
     """
     X, y = check_xy(X, y)
     n, d = X.shape
-    w = X.new_zeros(d) if w0 is None else _check_w(w0, d, "w0").to(X).clone()
+    w0 = None if w0 is None else _check_w(w0, d, "w0")
     lrs = check_tensor(lrs, "lrs", ndim=1, shape_doc="(T,)")
     B = check_int(
         batch_size, "batch_size", min_value=1, max_value=None if replacement else n
@@ -271,7 +271,7 @@ def _sgd_least_squares(
 ) -> SGDRun:
     """The check-free core of :func:`sgd_least_squares` (arguments already checked)."""
     n, d = X.shape
-    w = X.new_zeros(d) if w0 is None else _check_w(w0, d, "w0").to(X).clone()
+    w = X.new_zeros(d) if w0 is None else w0.to(X).clone()  # (d,)
     T = lrs.shape[0]
     batches = _draw_batches(n, B, T, generator, replacement).to(X.device)  # (T, B)
     losses = [mse_loss(X, y, w)]

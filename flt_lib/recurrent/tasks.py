@@ -164,8 +164,14 @@ def iob2_tags(n: int, spans: Sequence[Span]) -> list[str]:
 def iobes_tags(n: int, spans: Sequence[Span]) -> list[str]:
     """IOBES tags: like IOB2, but "E-type" ends a span and "S-type" marks a one-token
     span."""
-    tags = ["O"] * check_int(n, "n", min_value=0)
-    for s, e, kind in _check_spans(n, spans):
+    n = check_int(n, "n", min_value=0)
+    return _iobes_tags(n, list(_check_spans(n, spans)))
+
+
+def _iobes_tags(n: int, spans: Sequence[Span]) -> list[str]:
+    """The check-free core of :func:`iobes_tags` (arguments already checked)."""
+    tags = ["O"] * n
+    for s, e, kind in spans:
         if e - s == 1:
             tags[s] = f"S-{kind}"
             continue

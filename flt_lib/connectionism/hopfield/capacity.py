@@ -136,19 +136,18 @@ def stability_table(
         raise ValueError(
             f"patterns: s_max * n must be < 2**24 for exact float32 sums, got {S * n}"
         )
-    return _stability_table(patterns, n_targets=n_targets)
-
-
-def _stability_table(
-    patterns: torch.Tensor, *, n_targets: int | None = None
-) -> torch.Tensor:
-    """The check-free core of :func:`stability_table` (arguments already checked)."""
-    S, n = patterns.shape
     T = (
         S
         if n_targets is None
         else check_int(n_targets, "n_targets", min_value=1, max_value=S)
     )
+    return _stability_table(patterns, n_targets=T)
+
+
+def _stability_table(patterns: torch.Tensor, *, n_targets: int) -> torch.Tensor:
+    """The check-free core of :func:`stability_table` (arguments already checked)."""
+    S, n = patterns.shape
+    T = n_targets
     Z = patterns.float()  # (S, n), exact small integers
     M = Z @ Z.T  # (S, S) overlaps <xi^r, xi^t>
     stable = torch.zeros(S, T, dtype=torch.bool, device=patterns.device)

@@ -144,9 +144,14 @@ def count_symmetries(widths: Sequence[int], *, odd: bool) -> int:
     """
     if not isinstance(widths, (list, tuple)):
         raise TypeError(f"widths must be a list of ints, got {type(widths).__name__}")
+    widths = [check_int(m, "widths[i]", min_value=1) for m in widths]
+    return _count_symmetries(widths, odd=odd)
+
+
+def _count_symmetries(widths: Sequence[int], *, odd: bool) -> int:
+    """The check-free core of :func:`count_symmetries` (arguments already checked)."""
     total = 1
-    for m in widths:
-        m = check_int(m, "widths[i]", min_value=1)
+    for m in widths:  # m! permutations, times 2^m sign flips for an odd phi
         total *= math.factorial(m) * (2**m if odd else 1)
     return total
 

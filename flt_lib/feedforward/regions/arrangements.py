@@ -192,6 +192,12 @@ def zaslavsky_regions_2d(lines: Sequence[Sequence[Number]]) -> int:
                 raise ValueError(
                     f"lines must be distinct, but lines[{i}] and lines[{k}] coincide"
                 )
+    return _zaslavsky_regions_2d(L)
+
+
+def _zaslavsky_regions_2d(L: list[tuple[Fraction, Fraction, Fraction]]) -> int:
+    """The check-free core of :func:`zaslavsky_regions_2d`: ``L`` holds distinct lines
+    ``(a, b, c)`` as exact fractions."""
     # crossing point -> its lines
     through: dict[tuple[Fraction, Fraction], set[int]] = {}
     for i, (a1, b1, c1) in enumerate(L):

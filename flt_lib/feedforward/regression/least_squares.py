@@ -117,6 +117,7 @@ def least_squares_gd(
     lam = check_real(weight_decay, "weight_decay", min_value=0.0)
     if radius is not None:
         radius = check_real(radius, "radius", min_value=0.0, strict_min=True)
+    w0 = None if w0 is None else _check_w(w0, X.shape[1], "w0")
     return _least_squares_gd(X, y, lr=lr, steps=steps, w0=w0, lam=lam, radius=radius)
 
 
@@ -132,7 +133,7 @@ def _least_squares_gd(
 ) -> LeastSquaresGD:
     """The check-free core of :func:`least_squares_gd` (arguments already checked)."""
     n, d = X.shape
-    w = X.new_zeros(d) if w0 is None else _check_w(w0, d, "w0").to(X).clone()  # (d,)
+    w = X.new_zeros(d) if w0 is None else w0.to(X).clone()  # (d,)
     path = X.new_empty(steps + 1, d)  # (T+1, d)
     losses = X.new_empty(steps + 1)  # (T+1,)
     for t in range(steps + 1):

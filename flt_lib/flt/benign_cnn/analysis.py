@@ -61,14 +61,15 @@ def coefficient_summary(hist: CNNHistory, y: torch.Tensor) -> CoefficientSummary
         raise ValueError(
             "hist must be a CNNHistory with rho recorded (train with track_rho=True)"
         )
+    _, B, _, _, n = hist.rho.shape
+    check_tensor(y, "y", shape=(B, n), shape_doc="(B, n)")
+    if not bool(((y == 1) | (y == -1)).all()):
+        raise ValueError("y must contain only the labels -1 and +1")
     return _coefficient_summary(hist, y)
 
 
 def _coefficient_summary(hist, y):
     R, B, _, m, n = hist.rho.shape
-    check_tensor(y, "y", shape=(B, n), shape_doc="(B, n)")
-    if not bool(((y == 1) | (y == -1)).all()):
-        raise ValueError("y must contain only the labels -1 and +1")
     gamma_bar = hist.gamma.amax(dim=3).mean(dim=2)  # (R, B)
     rho_max = hist.rho.amax(dim=3)  # (R, B, 2, n): best filter of each class j
     # (B, n): index 0 for y=+1, 1 for y=-1
