@@ -168,12 +168,19 @@ def scan_chunked(
         Z, shape (..., T, N), equal to :func:`scan_loop` up to rounding.
     """
     a, u, z0 = _scan_args(a, u, z0)
-    T, N = u.shape[-2], u.shape[-1]
     K = (
-        math.isqrt(T - 1) + 1
+        math.isqrt(u.shape[-2] - 1) + 1
         if chunk is None
         else check_int(chunk, "chunk", min_value=1)
     )
+    return _scan_chunked(a, u, z0, chunk=K)
+
+
+def _scan_chunked(
+    a: torch.Tensor, u: torch.Tensor, z0: torch.Tensor | None, *, chunk: int
+) -> torch.Tensor:
+    """The check-free core of :func:`scan_chunked` (arguments already checked)."""
+    T, N, K = u.shape[-2], u.shape[-1], chunk
     C = -(-T // K)                                      # number of chunks
     pad = C * K - T
     # pad with a = 1, u = 0 (no effect)
