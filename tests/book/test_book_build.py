@@ -67,3 +67,49 @@ def test_each_notebook_executed_once_in_this_run(build_log):
     twice = sorted(nb for nb, k in counts.items() if k > 1)
     assert not missing, f"not executed by nbval in this run: {missing}"
     assert not twice, f"executed more than once in this run: {twice}"
+
+
+# A raw cross-reference label in a code listing (``eq-rnn-lru-param``, ``(eq-...)``,
+# ``{eq}`...```, ``thm-...``, ``def-...``) reads as noise where the page prints "(4.19)".
+RAW_LABEL = re.compile(
+    r"\{(?:eq|numref|ref|prf:ref)\}`|\(eq-[a-z0-9]|\b(?:eq|thm|def|lem|prop|cor|alg)-[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b"
+)
+_LISTING = re.compile(r'<div class="highlight[^"]*"><pre>(.*?)</pre>', re.S)
+
+
+def raw_labels_in_listings(html: str) -> list[str]:
+    """The raw labels inside the code listings (``div.highlight`` / ``pre``) of one page."""
+    import html as _html
+
+    found = []
+    for block in _LISTING.findall(html):
+        text = _html.unescape(re.sub(r"<[^>]+>", "", block))
+        found += RAW_LABEL.findall(text)
+    return found
+
+
+def test_raw_label_finder_finds_what_it_should():
+    page = (
+        '<div class="highlight-python notranslate"><div class="highlight"><pre>'
+        '<span class="sd">"""Eq. (eq-rnn-lru-param) and </span>{eq}`x` thm-distil-gradient'
+        "</pre></div></div><p>eq-outside-a-listing</p>"
+    )
+    found = raw_labels_in_listings(page)
+    assert "{eq}`" in found and "thm-distil-gradient" in found, found
+    assert any(f.startswith("(eq-") for f in found), found
+    assert "eq-outside-a-listing" not in found
+    assert raw_labels_in_listings('<div class="highlight"><pre>x = 1 - y</pre></div>') == []
+
+
+@pytest.mark.book
+def test_no_raw_label_in_the_built_listings():
+    site = ROOT / "_build" / "html"
+    pages = sorted((site / "chapters").rglob("*.html")) if site.exists() else []
+    if not pages:
+        pytest.skip("no built site: `make book` builds _build/html")
+    bad = {}
+    for page in pages:
+        found = raw_labels_in_listings(page.read_text(encoding="utf-8"))
+        if found:
+            bad[page.relative_to(site).as_posix()] = sorted(set(found))[:5]
+    assert not bad, f"raw labels in the listings of {len(bad)} pages: {bad}"
