@@ -17,55 +17,18 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
-import json
 import re
-from pathlib import Path
 
 import pytest
 
-from book.listings import counts, is_check, totals
+from book.listings import cell_source as _source
+from book.listings import counts, is_check, show_source_calls, totals
 from flt_lib.source import show_source
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted((ROOT / "chapters").glob("*/*.ipynb"))
 LABEL = re.compile(r"\b(?:eq|thm|def|lem|prop|cor|rem|alg)-[a-z0-9]+(?:-[a-z0-9]+)*\b")
-CALL = re.compile(r"show_source\(\s*([\w.]+)\s*\)")
 
 
-def _source(cell: dict) -> str:
-    s = cell["source"]
-    return "".join(s) if isinstance(s, list) else s
-
-
-def _namespace(cells: list[dict]) -> dict:
-    """The notebook's flt_lib imports, executed."""
-    ns: dict = {}
-    for cell in cells:
-        if cell["cell_type"] != "code":
-            continue
-        try:
-            tree = ast.parse(_source(cell))
-        except SyntaxError:
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("flt_lib"):
-                exec(compile(ast.Module([node], []), "<imports>", "exec"), ns)
-    return ns
-
-
-def _listings():
-    for path in NOTEBOOKS:
-        cells = json.loads(path.read_text())["cells"]
-        ns = None
-        for i, cell in enumerate(cells):
-            if cell["cell_type"] != "code" or "show_source(" not in _source(cell):
-                continue
-            ns = _namespace(cells) if ns is None else ns
-            for expr in CALL.findall(_source(cell)):
-                yield path, cells, i, cell, expr, eval(expr, ns)  # noqa: S307
-
-
-LISTINGS = list(_listings())
+LISTINGS = [item[:6] for item in show_source_calls()]
 
 
 def _id(item) -> str:
