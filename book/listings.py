@@ -1,8 +1,9 @@
-"""What the page's code listings hold: algorithm, argument checks, signatures, docstrings.
+"""What the page's code listings hold: algorithm, argument checks, signatures,
+docstrings.
 
 Every ``show_source(x)`` call in ``chapters/*/*.ipynb`` renders the source of one
-``flt_lib`` function or class. This module finds those calls, renders each listing as the
-page shows it (:func:`flt_lib.source.show_source`, docstring left out) and sorts its
+``flt_lib`` function or class. This module finds those calls, renders each listing as
+the page shows it (:func:`flt_lib.source.show_source`, docstring left out) and sorts its
 non-blank lines with the AST:
 
 - ``signature``: a ``def``/``class`` header with its decorators;
@@ -27,12 +28,15 @@ from pathlib import Path
 
 from book import ROOT
 
-CALL = re.compile(r"show_source\(\s*([\w.]+)\s*(?:,\s*docstring\s*=\s*(True|False)\s*)?\)")
+CALL = re.compile(
+    r"show_source\(\s*([\w.]+)\s*(?:,\s*docstring\s*=\s*(True|False)\s*)?\)"
+)
 CHECK_CALL = re.compile(r"_?(check|validate)")
 KINDS = ("algorithm", "check", "signature", "docstring")
 
 
 def cell_source(cell: dict) -> str:
+    """A notebook cell's source as one string."""
     s = cell["source"]
     return "".join(s) if isinstance(s, list) else s
 
@@ -48,14 +52,16 @@ def notebook_namespace(cells: list[dict]) -> dict:
         except SyntaxError:
             continue
         for node in tree.body:
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("flt_lib"):
-                exec(compile(ast.Module([node], []), "<imports>", "exec"), ns)  # noqa: S102
+            module = (node.module or "") if isinstance(node, ast.ImportFrom) else ""
+            if module.startswith("flt_lib"):
+                code = compile(ast.Module([node], []), "<imports>", "exec")
+                exec(code, ns)  # noqa: S102
     return ns
 
 
 def show_source_calls(notebooks: list[Path] | None = None):
-    """Yield ``(path, cells, index, cell, expr, obj, docstring)`` for every ``show_source``
-    call in the notebooks."""
+    """Yield ``(path, cells, index, cell, expr, obj, docstring)`` for every
+    ``show_source`` call in the notebooks."""
     for path in notebooks or sorted((ROOT / "chapters").glob("*/*.ipynb")):
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         ns = None
@@ -64,7 +70,8 @@ def show_source_calls(notebooks: list[Path] | None = None):
                 continue
             ns = notebook_namespace(cells) if ns is None else ns
             for expr, doc in CALL.findall(cell_source(cell)):
-                yield path, cells, i, cell, expr, eval(expr, ns), doc == "True"  # noqa: S307
+                obj = eval(expr, ns)  # noqa: S307
+                yield path, cells, i, cell, expr, obj, doc == "True"
 
 
 def _is_docstring(st: ast.stmt) -> bool:
@@ -74,8 +81,8 @@ def _is_docstring(st: ast.stmt) -> bool:
 
 def is_check(st: ast.stmt) -> bool:
     """Whether a statement validates arguments rather than computing: a ``raise`` or an
-    ``assert``; an ``if`` whose every branch is a check (``if x.ndim != 2: raise ...``); a
-    statement that calls a checking helper (``_check_qkv(q, k, v)``, ``x =
+    ``assert``; an ``if`` whose every branch is a check (``if x.ndim != 2: raise
+    ...``); a statement that calls a checking helper (``_check_qkv(q, k, v)``, ``x =
     _validate_x(x)``, ``k = check_tensor(W, "W", ndim=2).shape[0]``)."""
     if isinstance(st, (ast.Raise, ast.Assert)):
         return True
@@ -134,6 +141,8 @@ def classify(code: str) -> dict[int, str]:
 
 @dataclass(frozen=True)
 class Count:
+    """The lines of one listing, sorted by kind, and where it stands."""
+
     where: str            # "chapter/notebook:cell-id"
     qualname: str
     collapsed: bool
@@ -143,6 +152,7 @@ class Count:
 
 
 def count(item) -> Count:
+    """Sort the lines of one listing (an item of :func:`show_source_calls`)."""
     from flt_lib.source import show_source
 
     path, _, _, cell, _, obj, doc = item
@@ -173,16 +183,21 @@ def count(item) -> Count:
 
 
 def counts(notebooks: list[Path] | None = None) -> list[Count]:
+    """One :class:`Count` per ``show_source`` call, in notebook order."""
     return [count(item) for item in show_source_calls(notebooks)]
 
 
 def totals(rows: list[Count]) -> dict[str, int]:
+    """The lines of each kind, summed over ``rows``."""
     return {k: sum(r.lines[k] for r in rows) for k in KINDS}
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Command line: the listings with checks, largest first, and the totals."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--all", action="store_true", help="every listing, not only those with checks")
+    p.add_argument(
+        "--all", action="store_true", help="every listing, not only those with checks"
+    )
     args = p.parse_args(argv)
     rows = counts()
     shown = rows if args.all else [r for r in rows if r.lines["check"]]
@@ -192,7 +207,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{r.lines['check']:3d} {flag} {r.where:58s} {r.qualname}")
     t = totals(rows)
     n = sum(t.values())
-    print(f"\n{len(rows)} listings, {sum(1 for r in rows if r.lines['check'])} with checks; "
+    with_checks = sum(1 for r in rows if r.lines["check"])
+    print(f"\n{len(rows)} listings, {with_checks} with checks; "
           f"{n} lines: " + ", ".join(f"{k} {t[k]} ({t[k] / n:.0%})" for k in KINDS))
 
 

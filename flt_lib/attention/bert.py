@@ -337,7 +337,7 @@ def classifier_from_pretrained(
 def _classifier_from_pretrained(
     encoder: Encoder, n_classes: int, *, generator: torch.Generator
 ) -> Encoder:
-    """The check-free core of :func:`classifier_from_pretrained` (arguments already checked)."""
+    """The check-free core of :func:`classifier_from_pretrained`."""
     clf = copy.deepcopy(encoder)
     clf.cfg = replace(encoder.cfg, d_out=n_classes)
     head = nn.Linear(encoder.cfg.d_model, n_classes).to(encoder.head.weight.device)

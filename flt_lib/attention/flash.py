@@ -121,7 +121,8 @@ def flash_forward(
         for j in range(0, min(T_k, i + block + shift) if causal else T_k, block):
             s = q_i @ k[..., j : j + block, :].transpose(-2, -1)   # (..., b_q, b_k)
             if causal:
-                s = s.masked_fill(~_tile_mask(i, j, *s.shape[-2:], shift, s.device), -math.inf)
+                s = s.masked_fill(~_tile_mask(i, j, *s.shape[-2:], shift, s.device),
+                                  -math.inf)
             m_new = torch.maximum(m, s.amax(dim=-1))
             p = torch.exp(s - m_new[..., None])                    # (..., b_q, b_k)
             c = torch.exp(m - m_new)                               # rescales the past
@@ -157,7 +158,8 @@ def flash_backward(
             k_j, v_j = k[..., j : j + block, :], v[..., j : j + block, :]
             s = q_i @ k_j.transpose(-2, -1)                         # (..., b_q, b_k)
             if causal:
-                s = s.masked_fill(~_tile_mask(i, j, *s.shape[-2:], shift, s.device), -math.inf)
+                s = s.masked_fill(~_tile_mask(i, j, *s.shape[-2:], shift, s.device),
+                                  -math.inf)
             a = torch.exp(s - lse[..., i : i + block, None])        # the tile's weights
             dv[..., j : j + block, :] += a.transpose(-2, -1) @ do_i
             ds = a * (do_i @ v_j.transpose(-2, -1) - delta[..., i : i + block, None])

@@ -273,7 +273,7 @@ def construction_distance(W_kq: torch.Tensor, W_pv: torch.Tensor, eta: float) ->
 
 
 def _construction_distance(W_kq: torch.Tensor, W_pv: torch.Tensor, eta: float) -> float:
-    """The check-free core of :func:`construction_distance` (arguments already checked)."""
+    """The check-free core of :func:`construction_distance`."""
     d = W_kq.shape[0] - 1
     star_kq, star_pv = gd_construction(d, eta, dtype=torch.float64)
     def outer(kq, pv):

@@ -275,7 +275,9 @@ def score_statistics(
     T = check_int(T, "T", min_value=2)
     n_queries = check_int(n_queries, "n_queries", min_value=2)
     check_generator(generator)
-    return _score_statistics(d, T=T, n_queries=n_queries, scaled=scaled, generator=generator)
+    return _score_statistics(
+        d, T=T, n_queries=n_queries, scaled=scaled, generator=generator
+    )
 
 
 def _score_statistics(

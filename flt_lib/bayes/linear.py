@@ -219,7 +219,7 @@ def ensemble_predictive(
 def _ensemble_predictive(
     f: torch.Tensor, log_weights: torch.Tensor | None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The check-free core of :func:`ensemble_predictive` (arguments already checked)."""
+    """The check-free core of :func:`ensemble_predictive`."""
     if log_weights is None:
         w = torch.full((f.shape[0],), 1.0 / f.shape[0], dtype=f.dtype, device=f.device)
     else:

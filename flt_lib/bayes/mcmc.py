@@ -132,7 +132,7 @@ def mh_transition_matrix(q: torch.Tensor, proposal: torch.Tensor) -> torch.Tenso
 
 
 def _mh_transition_matrix(q: torch.Tensor, Q: torch.Tensor) -> torch.Tensor:
-    """The check-free core of :func:`mh_transition_matrix` (arguments already checked)."""
+    """The check-free core of :func:`mh_transition_matrix`."""
     flow = q[:, None] * Q                                   # (K, K) q_i Q_ij
     ratio = torch.where(Q > 0, flow.T / flow.clamp_min(torch.finfo(q.dtype).tiny), 0.0)
     P = Q * ratio.clamp(max=1.0)                            # off-diagonal moves

@@ -349,6 +349,6 @@ def feasible_directions(
 def _feasible_directions(
     X: torch.Tensor, y: torch.Tensor, angles: torch.Tensor
 ) -> torch.Tensor:
-    """The check-free core of :func:`feasible_directions` (arguments already checked)."""
+    """The check-free core of :func:`feasible_directions`."""
     W = torch.stack([torch.cos(angles), torch.sin(angles)], dim=1).to(X)  # (k, 2)
     return ((W @ (y.to(X)[:, None] * X).T) > 0).all(dim=1)  # (k,)

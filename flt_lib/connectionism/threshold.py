@@ -217,7 +217,7 @@ def realisable_truth_tables(d: int, grid: torch.Tensor) -> torch.Tensor:
 
 
 def _realisable_truth_tables(d: int, grid: torch.Tensor) -> torch.Tensor:
-    """The check-free core of :func:`realisable_truth_tables` (arguments already checked)."""
+    """The check-free core of :func:`realisable_truth_tables`."""
     params = torch.cartesian_prod(*([grid] * (d + 1))).reshape(-1, d + 1)  # (G, d+1)
     W, thetas = params[:, :d], params[:, d]  # (G, d), (G,)
     x = boolean_inputs(d, dtype=grid.dtype).to(grid.device)  # (2^d, d)

@@ -243,7 +243,7 @@ def probit_mixture_target(
 def _probit_mixture_target(
     X: torch.Tensor, U: torch.Tensor, beta: torch.Tensor, *, s: float, tau: float
 ) -> torch.Tensor:
-    """The check-free core of :func:`probit_mixture_target` (arguments already checked)."""
+    """The check-free core of :func:`probit_mixture_target`."""
     d = X.shape[1]
     var = s**2 * X.pow(2).sum(1, keepdim=True) / d + tau**2  # (n, 1)
     return gaussian_cdf((X @ U.T + beta) / torch.sqrt(1.0 + var)).mean(1)

@@ -202,7 +202,9 @@ def train_diagonal(
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     steps = check_int(steps, "steps", min_value=1)
     record_every = check_int(record_every, "record_every", min_value=0)
-    return _train_diagonal(X, y, alpha=alpha, lr=lr, steps=steps, record_every=record_every)
+    return _train_diagonal(
+        X, y, alpha=alpha, lr=lr, steps=steps, record_every=record_every
+    )
 
 
 def _train_diagonal(

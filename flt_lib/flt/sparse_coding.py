@@ -120,7 +120,9 @@ def sample_sparse_coding(
     k = check_int(k, "k", min_value=1, max_value=d)
     sigma_xi = check_real(sigma_xi, "sigma_xi", min_value=0.0)
     check_generator(generator)
-    return _sample_sparse_coding(n, M, w_star, k=k, sigma_xi=sigma_xi, generator=generator)
+    return _sample_sparse_coding(
+        n, M, w_star, k=k, sigma_xi=sigma_xi, generator=generator
+    )
 
 
 def _sample_sparse_coding(
@@ -132,7 +134,7 @@ def _sample_sparse_coding(
     sigma_xi: float,
     generator: torch.Generator,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """The check-free core of :func:`sample_sparse_coding` (arguments already checked)."""
+    """The check-free core of :func:`sample_sparse_coding`."""
     d = M.shape[0]
     # (n, k) uniform k-subset
     support = torch.rand(n, d, generator=generator).argsort(dim=1)[:, :k]

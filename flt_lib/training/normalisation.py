@@ -180,7 +180,8 @@ def whiten(X: torch.Tensor) -> torch.Tensor:
 def _whiten(X: torch.Tensor) -> torch.Tensor:
     """The check-free core of :func:`whiten` (arguments already checked)."""
     Xc = X - X.mean(0, keepdim=True)  # (B, d)
-    evals, evecs = torch.linalg.eigh(Xc.T @ Xc / X.shape[0])  # Sigma = U diag(evals) U^T
+    Sigma = Xc.T @ Xc / X.shape[0]  # (d, d) batch covariance
+    evals, evecs = torch.linalg.eigh(Sigma)  # Sigma = U diag(evals) U^T
     return Xc @ (evecs * evals.rsqrt()) @ evecs.T  # Xc Sigma^{-1/2}
 
 

@@ -182,7 +182,7 @@ def early_stopping_index(val_losses: torch.Tensor, *, patience: int) -> int:
 
 
 def _early_stopping_index(v: list[float], *, patience: int) -> int:
-    """The check-free core of :func:`early_stopping_index` (arguments already checked)."""
+    """The check-free core of :func:`early_stopping_index`."""
     best, since = 0, 0
     for i in range(1, len(v)):
         if v[i] < v[best]:
@@ -345,6 +345,6 @@ def random_circular_shifts(
 def _random_circular_shifts(
     X: torch.Tensor, *, generator: torch.Generator
 ) -> torch.Tensor:
-    """The check-free core of :func:`random_circular_shifts` (arguments already checked)."""
+    """The check-free core of :func:`random_circular_shifts`."""
     n, d = X.shape
     return circular_shift(X, torch.randint(0, d, (n,), generator=generator))

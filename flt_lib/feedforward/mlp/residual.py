@@ -36,7 +36,8 @@ def compose_linear(weights: Sequence[torch.Tensor]) -> torch.Tensor:
         )
         if W.shape[1] != checked[-1].shape[0]:
             raise ValueError(
-                f"weights[{i}] must have {checked[-1].shape[0]} columns, got {W.shape[1]}"
+                f"weights[{i}] must have {checked[-1].shape[0]} columns, "
+                f"got {W.shape[1]}"
             )
         checked.append(W)
     return _compose_linear(checked)
