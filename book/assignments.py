@@ -79,10 +79,10 @@ def otter_test_file(g: gr.Graded, *, hidden: bool) -> str:
 
 def _plain(text: str) -> str:
     """An exercise statement's MyST as plain Markdown (without Sphinx's numbers)."""
-    text = re.sub(r"\{eq\}`([^`]+)`", r"(equation `\1` of the section)", text)
+    text = re.sub(r"\{eq\}`([^`]+)`", r"(equation `\1`)", text)
     text = re.sub(
-        r"\{(?:ref|numref|prf:ref|doc)\}`(?:([^`<]+?)\s*<[^`]+>|([^`]+))`",
-        lambda m: (m.group(1) or m.group(2)).strip(),
+        r"\{(?:ref|numref|prf:ref|doc)\}`(?:([^`<]+?)\s*<([^`]+)>|([^`]+))`",
+        lambda m: (m.group(1) or f"`{m.group(3)}`").strip(),
         text,
     )
     text = re.sub(r"\{cite:[pt]\}`([^`]+)`", r"[\1]", text)
@@ -324,6 +324,11 @@ def build(
             f"chapters with some: {sorted(by_chapter)}"
         )
     chosen = chapters or sorted(by_chapter)
+    if not (ROOT / "_build" / "jupyter").is_dir():
+        print(
+            "[book.assignments] note: no _build/jupyter; statements cite equations by "
+            "label. `make book && make jupyter` first gives the website's numbers."
+        )
     repo_url = read_config()["repository"]["url"].rstrip("/")
     if ref is None:
         ref = subprocess.run(

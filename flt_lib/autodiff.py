@@ -347,6 +347,18 @@ def backprop(
         floating=True,
         shape_doc="(n, m_L)",
     )
+    return _backprop(params, X, hidden, delta_out)
+
+
+def _backprop(
+    params: Params,
+    X: torch.Tensor,
+    hidden: Sequence[torch.Tensor],
+    delta_out: torch.Tensor,
+) -> tuple[Params, torch.Tensor]:
+    """The check-free core of :func:`backprop` (arguments already checked)."""
+    L = len(params)
+    hs = [X, *hidden]  # h_0, ..., h_L
     grads: Params = [None] * L  # type: ignore[list-item]
     delta = delta_out  # (n, m_L)
     for layer in range(L - 1, -1, -1):

@@ -186,6 +186,6 @@ def _short(a) -> str:
     if isinstance(a, float):
         return f"{a:.4g}" if math.isfinite(a) else repr(a)
     if callable(a):
-        return getattr(a, "__name__", "a function")
+        return getattr(a, "__name__", f"<a {type(a).__name__}>")
     text = repr(a)
     return text if len(text) <= 40 else text[:37] + "..."

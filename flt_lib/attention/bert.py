@@ -331,6 +331,13 @@ def classifier_from_pretrained(
     if not isinstance(encoder, Encoder):
         raise TypeError(f"encoder must be an Encoder, got {type(encoder).__name__}")
     n_classes = check_int(n_classes, "n_classes", min_value=2)
+    return _classifier_from_pretrained(encoder, n_classes, generator=generator)
+
+
+def _classifier_from_pretrained(
+    encoder: Encoder, n_classes: int, *, generator: torch.Generator
+) -> Encoder:
+    """The check-free core of :func:`classifier_from_pretrained`."""
     clf = copy.deepcopy(encoder)
     clf.cfg = replace(encoder.cfg, d_out=n_classes)
     head = nn.Linear(encoder.cfg.d_model, n_classes).to(encoder.head.weight.device)

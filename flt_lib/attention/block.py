@@ -323,7 +323,11 @@ def relative_residual(X: torch.Tensor) -> torch.Tensor:
     X = check_tensor(X, "X", floating=True)
     if X.ndim < 2:
         raise ValueError(f"X must have shape (..., n, d), got {tuple(X.shape)}")
+    return _relative_residual(X)
 
+
+def _relative_residual(X: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`relative_residual` (arguments already checked)."""
     def norm(M: torch.Tensor) -> torch.Tensor:
         l1 = M.abs().sum(-2).amax(-1)  # max column sum
         linf = M.abs().sum(-1).amax(-1)  # max row sum

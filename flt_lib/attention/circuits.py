@@ -140,11 +140,7 @@ def conv_as_attention(
     image = check_tensor(
         image, "image", ndim=3, floating=True, shape_doc="(C_in, H, W)"
     )
-    return _conv_as_attention(image, kernel, alpha)
-
-
-def _conv_as_attention(image, kernel, alpha):
-    C_in, H, W = image.shape
+    C_in = image.shape[0]
     kernel = check_tensor(
         kernel,
         "kernel",
@@ -158,6 +154,12 @@ def _conv_as_attention(image, kernel, alpha):
         raise ValueError(
             f"kernel must be square with an odd side K, got {tuple(kernel.shape[-2:])}"
         )
+    return _conv_as_attention(image, kernel, alpha)
+
+
+def _conv_as_attention(image, kernel, alpha):
+    _, H, W = image.shape  # (C_in, H, W)
+    K = kernel.shape[-1]
     a, b = torch.meshgrid(torch.arange(K), torch.arange(K), indexing="ij")
     shifts = torch.stack([a.flatten(), b.flatten()], dim=1) - K // 2  # (K^2, 2)
     # (K^2, N, N)

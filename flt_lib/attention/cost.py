@@ -38,6 +38,13 @@ def saved_tensor_bytes(
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    return _saved_tensor_bytes(fn, exclude=exclude)
+
+
+def _saved_tensor_bytes(
+    fn: Callable[[], torch.Tensor], *, exclude: Sequence[torch.Tensor] = ()
+) -> int:
+    """The check-free core of :func:`saved_tensor_bytes` (arguments already checked)."""
     skip = {t.untyped_storage().data_ptr() for t in exclude}
     seen: dict[int, int] = {}
 

@@ -93,10 +93,8 @@ def _tile_mask(i: int, j: int, b_q: int, b_k: int, shift: int, device) -> torch.
     return cols <= rows + shift  # (b_q, b_k)
 
 
-def flash_forward(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, causal: bool,
-    block: int,
-) -> tuple[torch.Tensor, torch.Tensor]:
+def flash_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float,
+                  causal: bool, block: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Tiled attention forward pass (eq-attn-flash-update; Dao et al. 2022): outputs and
     log-normalisers, never holding more than one (block, block) tile of scores.
 

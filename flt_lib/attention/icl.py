@@ -269,6 +269,11 @@ def construction_distance(W_kq: torch.Tensor, W_pv: torch.Tensor, eta: float) ->
     W_pv = check_tensor(W_pv, "W_pv", shape=tuple(W_kq.shape), floating=True)
     if W_kq.shape[0] != W_kq.shape[1] or W_kq.shape[0] < 2:
         raise ValueError(f"W_kq must be square (d + 1, d + 1), got {tuple(W_kq.shape)}")
+    return _construction_distance(W_kq, W_pv, eta)
+
+
+def _construction_distance(W_kq: torch.Tensor, W_pv: torch.Tensor, eta: float) -> float:
+    """The check-free core of :func:`construction_distance`."""
     d = W_kq.shape[0] - 1
     star_kq, star_pv = gd_construction(d, eta, dtype=torch.float64)
     def outer(kq, pv):

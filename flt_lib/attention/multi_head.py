@@ -226,6 +226,17 @@ def heads_one_by_one(
     """
     if not isinstance(mha, MultiHeadAttention):
         raise TypeError(f"mha must be a MultiHeadAttention, got {type(mha).__name__}")
+    return _heads_one_by_one(mha, x_q, x_kv, mask=mask)
+
+
+def _heads_one_by_one(
+    mha: MultiHeadAttention,
+    x_q: torch.Tensor,
+    x_kv: torch.Tensor | None = None,
+    *,
+    mask: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The check-free core of :func:`heads_one_by_one` (arguments already checked)."""
     x_kv = x_q if x_kv is None else x_kv
     out = mha.W_o.bias.clone() if mha.W_o.bias is not None else 0.0
     all_weights = []
@@ -318,5 +329,12 @@ def equivariance_gap(
             f"perm must be a permutation of 0..{x.shape[1] - 1}, "
             f"got {perm.tolist()}"
         )
+    return _equivariance_gap(f, x, perm)
+
+
+def _equivariance_gap(
+    f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, perm: torch.Tensor
+) -> float:
+    """The check-free core of :func:`equivariance_gap` (arguments already checked)."""
     perm = perm.to(x.device)
     return (f(x[:, perm]) - f(x)[:, perm]).abs().max().item()

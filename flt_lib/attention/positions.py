@@ -217,4 +217,9 @@ def position_mse_bound(n: int) -> float:
     permutation-equivariant model on the own-position task (thm-attn-order-invisible):
     the variance of a uniform position."""
     n = check_int(n, "n", min_value=1)
+    return _position_mse_bound(n)
+
+
+def _position_mse_bound(n: int) -> float:
+    """The check-free core of :func:`position_mse_bound` (arguments already checked)."""
     return (n * n - 1) / 12

@@ -97,6 +97,13 @@ def causal_mask(
     """
     T_q = check_int(T_q, "T_q", min_value=1)
     T_k = T_q if T_k is None else check_int(T_k, "T_k", min_value=T_q)
+    return _causal_mask(T_q, T_k, device=device)
+
+
+def _causal_mask(
+    T_q: int, T_k: int, *, device: torch.device | str | None = None
+) -> torch.Tensor:
+    """The check-free core of :func:`causal_mask` (arguments already checked)."""
     return torch.ones(T_q, T_k, dtype=torch.bool, device=device).tril(
         diagonal=T_k - T_q
     )
@@ -227,6 +234,11 @@ def softmax_jacobian(p: torch.Tensor) -> torch.Tensor:
         raise ValueError(
             f"p must have at least 1 dimension (..., T), got shape {tuple(p.shape)}"
         )
+    return _softmax_jacobian(p)
+
+
+def _softmax_jacobian(p: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`softmax_jacobian` (arguments already checked)."""
     return torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)  # (..., T, T)
 
 
@@ -263,6 +275,15 @@ def score_statistics(
     T = check_int(T, "T", min_value=2)
     n_queries = check_int(n_queries, "n_queries", min_value=2)
     check_generator(generator)
+    return _score_statistics(
+        d, T=T, n_queries=n_queries, scaled=scaled, generator=generator
+    )
+
+
+def _score_statistics(
+    d: int, *, T: int, n_queries: int, scaled: bool, generator: torch.Generator
+) -> ScoreStats:
+    """The check-free core of :func:`score_statistics` (arguments already checked)."""
     raw = []
     # in chunks, so that memory stays small at large d
     for start in range(0, n_queries, 256):

@@ -138,6 +138,10 @@ class EncoderDecoder(nn.Module):
         """Decoder pass over the shifted targets (B, T) given the memory
         (B, S, d_model)."""
         self._check_tokens(tgt_in, "tgt_in", self.cfg.vocab + 1)
+        return self._decode(tgt_in, memory)
+
+    def _decode(self, tgt_in: torch.Tensor, memory: torch.Tensor) -> Seq2SeqOutput:
+        """The check-free core of :meth:`decode` (arguments already checked)."""
         y = self.embed_tgt(tgt_in) + self.pos[: tgt_in.shape[1]]  # (B, T, d)
         mask = causal_mask(tgt_in.shape[1], device=y.device)
         cross, selfw = [], []
@@ -244,6 +248,13 @@ def greedy_decode(
     if not isinstance(model, EncoderDecoder):
         raise TypeError(f"model must be an EncoderDecoder, got {type(model).__name__}")
     steps = check_int(steps, "steps", min_value=1, max_value=model.cfg.max_len)
+    return _greedy_decode(model, src, steps, use_cache=use_cache)
+
+
+def _greedy_decode(
+    model: EncoderDecoder, src: torch.Tensor, steps: int, *, use_cache: bool
+) -> DecodeResult:
+    """The check-free core of :func:`greedy_decode` (arguments already checked)."""
     memory = model.encode(src)  # (B, S, d)
     B = src.shape[0]
     tokens = torch.full((B, 1), model.cfg.bos, device=src.device)

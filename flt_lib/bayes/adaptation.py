@@ -186,6 +186,32 @@ def warmup(
     n_warmup = check_int(n_warmup, "n_warmup", min_value=20)
     check_generator(generator)
     target = check_real(target, "target", min_value=0.0, max_value=1.0, strict_min=True)
+    return _warmup(
+        log_prob,
+        grad_log_prob,
+        theta,
+        n_leapfrog=n_leapfrog,
+        n_warmup=n_warmup,
+        generator=generator,
+        step0=step0,
+        target=target,
+        adapt_mass=adapt_mass,
+    )
+
+
+def _warmup(
+    log_prob: LogProb,
+    grad_log_prob: GradLogProb,
+    theta: torch.Tensor,
+    *,
+    n_leapfrog: int,
+    n_warmup: int,
+    generator: torch.Generator,
+    step0: float = 0.01,
+    target: float = 0.65,
+    adapt_mass: bool = True,
+) -> Warmup:
+    """The check-free core of :func:`warmup` (arguments already checked)."""
     C, d = theta.shape
     inv_mass = torch.ones(d, dtype=theta.dtype)
     ends = mass_windows(n_warmup) if adapt_mass else []

@@ -84,7 +84,12 @@ def linear_kernel(
     """
     X1, X2 = _pair(X1, X2)
     var = check_real(variance, "variance", min_value=0.0, strict_min=True)
-    return var / X1.shape[1] * X1 @ X2.T
+    return _linear_kernel(X1, X2, var=var)
+
+
+def _linear_kernel(X1: torch.Tensor, X2: torch.Tensor, *, var: float) -> torch.Tensor:
+    """The check-free core of :func:`linear_kernel` (arguments already checked)."""
+    return var / X1.shape[1] * X1 @ X2.T  # (n1, n2)
 
 
 @dataclass(frozen=True)

@@ -205,17 +205,25 @@ def ensemble_predictive(
         ``(mean, var)``, each of shape (m,).
     """
     f = check_tensor(f_samples, "f_samples", ndim=2, floating=True, shape_doc="(S, m)")
-    if log_weights is None:
-        w = torch.full((f.shape[0],), 1.0 / f.shape[0], dtype=f.dtype, device=f.device)
-    else:
-        lw = check_tensor(
+    if log_weights is not None:
+        log_weights = check_tensor(
             log_weights,
             "log_weights",
             shape=(f.shape[0],),
             floating=True,
             shape_doc="(S,)",
         )
-        w = torch.softmax(lw, dim=0)
+    return _ensemble_predictive(f, log_weights)
+
+
+def _ensemble_predictive(
+    f: torch.Tensor, log_weights: torch.Tensor | None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The check-free core of :func:`ensemble_predictive`."""
+    if log_weights is None:
+        w = torch.full((f.shape[0],), 1.0 / f.shape[0], dtype=f.dtype, device=f.device)
+    else:
+        w = torch.softmax(log_weights, dim=0)
     mean = w @ f                                                               # (m,)
     return mean, w @ (f - mean) ** 2
 

@@ -128,6 +128,11 @@ def mh_transition_matrix(q: torch.Tensor, proposal: torch.Tensor) -> torch.Tenso
         )
     if ((Q > 0) != (Q.T > 0)).any():
         raise ValueError("proposal must satisfy Q[i, j] > 0 exactly when Q[j, i] > 0")
+    return _mh_transition_matrix(q, Q)
+
+
+def _mh_transition_matrix(q: torch.Tensor, Q: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`mh_transition_matrix`."""
     flow = q[:, None] * Q                                   # (K, K) q_i Q_ij
     ratio = torch.where(Q > 0, flow.T / flow.clamp_min(torch.finfo(q.dtype).tiny), 0.0)
     P = Q * ratio.clamp(max=1.0)                            # off-diagonal moves

@@ -44,6 +44,11 @@ def cover_count(s: int, n: int) -> int:
     """
     s = check_int(s, "s", min_value=1)
     n = check_int(n, "n", min_value=1)
+    return _cover_count(s, n)
+
+
+def _cover_count(s: int, n: int) -> int:
+    """The check-free core of :func:`cover_count` (arguments already checked)."""
     return 2 * sum(math.comb(s - 1, i) for i in range(n))
 
 

@@ -112,6 +112,27 @@ def dense_run(
     interaction, degree = _check_dense_args(interaction, degree)
     check_generator(generator)
     max_sweeps = check_int(max_sweeps, "max_sweeps", min_value=1)
+    return _dense_run(
+        patterns,
+        x0,
+        generator=generator,
+        interaction=interaction,
+        degree=degree,
+        max_sweeps=max_sweeps,
+    )
+
+
+def _dense_run(
+    patterns: torch.Tensor,
+    x0: torch.Tensor,
+    *,
+    generator: torch.Generator,
+    interaction: str = "power",
+    degree: int = 3,
+    max_sweeps: int = 20,
+) -> torch.Tensor:
+    """The check-free core of :func:`dense_run` (arguments already checked)."""
+    n = patterns.shape[1]
     P = patterns.double()  # (s, n)
     x = x0.double().clone()  # (B, n)
     z = x @ P.T  # (B, s) overlaps
@@ -172,6 +193,18 @@ def vote_split(
             f"index must hold integers in [0, {s - 1}], got {index.tolist()}"
         )
     interaction, degree = _check_dense_args(interaction, degree)
+    return _vote_split(patterns, x, index, interaction=interaction, degree=degree)
+
+
+def _vote_split(
+    patterns: torch.Tensor,
+    x: torch.Tensor,
+    index: torch.Tensor,
+    *,
+    interaction: str = "power",
+    degree: int = 3,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The check-free core of :func:`vote_split` (arguments already checked)."""
     P, xd = patterns.double(), x.double()  # (s, n), (B, n)
     z = xd @ P.T  # (B, s) overlaps
     # (B, s, n) overlaps without neuron i
@@ -206,6 +239,13 @@ def modern_update(
     _check_patterns(patterns)
     check_vector_or_batch(x, "x", patterns.shape[1])
     beta = check_real(beta, "beta", min_value=0.0, strict_min=True)
+    return _modern_update(patterns, x, beta=beta)
+
+
+def _modern_update(
+    patterns: torch.Tensor, x: torch.Tensor, *, beta: float
+) -> torch.Tensor:
+    """The check-free core of :func:`modern_update` (arguments already checked)."""
     weights = torch.softmax(beta * (x @ patterns.T), dim=-1)  # (B, s) attention weights
     return weights @ patterns  # (B, n)
 

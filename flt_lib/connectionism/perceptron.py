@@ -115,6 +115,12 @@ def signed_margins(X: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> torch.T
             "w must be non-zero to define a hyperplane and a margin, got the zero "
             "vector"
         )
+    return _signed_margins(X, y, w)
+
+
+def _signed_margins(X: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`signed_margins` (arguments already checked)."""
+    norm = w.norm()
     return y.to(X) * (X @ w.to(X)) / norm  # (n,)
 
 
@@ -337,5 +343,12 @@ def feasible_directions(
             f"{tuple(X.shape)}"
         )
     check_tensor(angles, "angles", ndim=1, floating=True, shape_doc="(k,)")
+    return _feasible_directions(X, y, angles)
+
+
+def _feasible_directions(
+    X: torch.Tensor, y: torch.Tensor, angles: torch.Tensor
+) -> torch.Tensor:
+    """The check-free core of :func:`feasible_directions`."""
     W = torch.stack([torch.cos(angles), torch.sin(angles)], dim=1).to(X)  # (k, 2)
     return ((W @ (y.to(X)[:, None] * X).T) > 0).all(dim=1)  # (k,)

@@ -69,6 +69,11 @@ def threshold_unit(x: torch.Tensor, w: torch.Tensor, threshold: float) -> torch.
     check_tensor(x, "x", ndim=2, floating=True, shape_doc="(n, d)")
     check_tensor(w, "w", shape=(x.shape[1],), shape_doc="(d,) with d = x.shape[1]")
     threshold = check_real(threshold, "threshold")
+    return _threshold_unit(x, w, threshold)
+
+
+def _threshold_unit(x: torch.Tensor, w: torch.Tensor, threshold: float) -> torch.Tensor:
+    """The check-free core of :func:`threshold_unit` (arguments already checked)."""
     return (x @ w.to(x) >= threshold).to(x.dtype)  # (n,)
 
 
@@ -95,6 +100,13 @@ def threshold_layer(
         shape=(W.shape[0],),
         shape_doc="(m,) with m = W.shape[0]",
     )
+    return _threshold_layer(x, W, thresholds)
+
+
+def _threshold_layer(
+    x: torch.Tensor, W: torch.Tensor, thresholds: torch.Tensor
+) -> torch.Tensor:
+    """The check-free core of :func:`threshold_layer` (arguments already checked)."""
     net = x @ W.to(x).T  # (n, m)
     return (net >= thresholds.to(x)[None, :]).to(x.dtype)  # (n, m)
 
@@ -116,6 +128,13 @@ def threshold_network(
         raise ValueError(
             f"layers must be a non-empty list of (W, thresholds) pairs, got {layers!r}"
         )
+    return _threshold_network(x, layers)
+
+
+def _threshold_network(
+    x: torch.Tensor, layers: list[tuple[torch.Tensor, torch.Tensor]]
+) -> torch.Tensor:
+    """The check-free core of :func:`threshold_network` (arguments already checked)."""
     h = x
     for W, thresholds in layers:
         h = threshold_layer(h, W, thresholds)  # (n, m_l)
@@ -194,6 +213,11 @@ def realisable_truth_tables(d: int, grid: torch.Tensor) -> torch.Tensor:
             f"grid must have between 1 and {int(10 ** (7 / (d + 1)))} values for "
             f"d={d}, got {grid.numel()}"
         )
+    return _realisable_truth_tables(d, grid)
+
+
+def _realisable_truth_tables(d: int, grid: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`realisable_truth_tables`."""
     params = torch.cartesian_prod(*([grid] * (d + 1))).reshape(-1, d + 1)  # (G, d+1)
     W, thetas = params[:, :d], params[:, d]  # (G, d), (G,)
     x = boolean_inputs(d, dtype=grid.dtype).to(grid.device)  # (2^d, d)

@@ -81,6 +81,17 @@ def ridge_features(
     check_tensor(b, "b", shape=(W.shape[0],), floating=True, shape_doc="(m,)")
     if not callable(activation):
         raise TypeError(f"activation must be callable, got {type(activation).__name__}")
+    return _ridge_features(X, W, b, activation=activation)
+
+
+def _ridge_features(
+    X: torch.Tensor,
+    W: torch.Tensor,
+    b: torch.Tensor,
+    *,
+    activation: Callable[[torch.Tensor], torch.Tensor] = torch.sigmoid,
+) -> torch.Tensor:
+    """The check-free core of :func:`ridge_features` (arguments already checked)."""
     return activation(X @ W.T + b)  # (n, m)
 
 
@@ -226,6 +237,13 @@ def probit_mixture_target(
     check_tensor(beta, "beta", shape=(U.shape[0],), floating=True, shape_doc="(K,)")
     s = check_real(s, "s", min_value=0.0)
     tau = check_real(tau, "tau", min_value=0.0)
+    return _probit_mixture_target(X, U, beta, s=s, tau=tau)
+
+
+def _probit_mixture_target(
+    X: torch.Tensor, U: torch.Tensor, beta: torch.Tensor, *, s: float, tau: float
+) -> torch.Tensor:
+    """The check-free core of :func:`probit_mixture_target`."""
     d = X.shape[1]
     var = s**2 * X.pow(2).sum(1, keepdim=True) / d + tau**2  # (n, 1)
     return gaussian_cdf((X @ U.T + beta) / torch.sqrt(1.0 + var)).mean(1)

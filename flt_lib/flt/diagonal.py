@@ -147,6 +147,11 @@ def q_potential(beta: torch.Tensor, *, alpha: float) -> torch.Tensor:
     """
     check_tensor(beta, "beta", ndim=1, floating=True, shape_doc="(d,)")
     alpha = check_real(alpha, "alpha", min_value=0.0, strict_min=True)
+    return _q_potential(beta, alpha=alpha)
+
+
+def _q_potential(beta: torch.Tensor, *, alpha: float) -> torch.Tensor:
+    """The check-free core of :func:`q_potential` (arguments already checked)."""
     z = beta / alpha**2
     return alpha**2 * (2 - torch.sqrt(4 + z**2) + z * torch.asinh(z / 2)).sum()
 
@@ -197,6 +202,21 @@ def train_diagonal(
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     steps = check_int(steps, "steps", min_value=1)
     record_every = check_int(record_every, "record_every", min_value=0)
+    return _train_diagonal(
+        X, y, alpha=alpha, lr=lr, steps=steps, record_every=record_every
+    )
+
+
+def _train_diagonal(
+    X: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    alpha: float,
+    lr: float,
+    steps: int,
+    record_every: int = 0,
+) -> DiagonalHistory:
+    """The check-free core of :func:`train_diagonal` (arguments already checked)."""
     n, d = X.shape
     u = torch.full((d,), alpha, dtype=X.dtype, device=X.device)
     v = u.clone()

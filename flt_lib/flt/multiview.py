@@ -106,6 +106,13 @@ def sample_multiview(
         raise TypeError(f"cfg must be a MultiViewData, got {type(cfg).__name__}")
     n = check_int(n, "n", min_value=1)
     check_generator(generator)
+    return _sample_multiview(cfg, n, generator=generator)
+
+
+def _sample_multiview(
+    cfg: MultiViewData, n: int, *, generator: torch.Generator
+) -> MultiViewSample:
+    """The check-free core of :func:`sample_multiview` (arguments already checked)."""
     k, Pv, V = cfg.k, cfg.view_patches, cfg.views()
     y = torch.randint(0, k, (n,), generator=generator)
     single = torch.rand(n, generator=generator) < cfg.single_view
@@ -252,8 +259,27 @@ def train_models(
                 f"teacher_logits must have shape (n, k) = ({n}, {k}) or "
                 f"(E, n, k), got {tuple(teacher_logits.shape)}"
             )
-        # (E?, n, k)
-        target = torch.softmax(teacher_logits.to(W0) / T, dim=-1)
+    return _train_models(
+        W0, data, q=q, threshold=threshold, lr=lr, steps=steps,
+        teacher_logits=teacher_logits, T=T,
+    )
+
+
+def _train_models(
+    W0: torch.Tensor,
+    data: MultiViewSample,
+    *,
+    q: int,
+    threshold: float,
+    lr: float,
+    steps: int,
+    teacher_logits: torch.Tensor | None,
+    T: float,
+) -> MultiViewHistory:
+    """The check-free core of :func:`train_models`."""
+    E, k, n = W0.shape[0], W0.shape[1], data.y.shape[0]
+    if teacher_logits is not None:
+        target = torch.softmax(teacher_logits.to(W0) / T, dim=-1)  # (E?, n, k)
     W = W0.detach().clone().requires_grad_(True)
     X, y = data.X.to(W0), data.y.to(W0.device)
     losses = []

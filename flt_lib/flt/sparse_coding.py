@@ -120,6 +120,22 @@ def sample_sparse_coding(
     k = check_int(k, "k", min_value=1, max_value=d)
     sigma_xi = check_real(sigma_xi, "sigma_xi", min_value=0.0)
     check_generator(generator)
+    return _sample_sparse_coding(
+        n, M, w_star, k=k, sigma_xi=sigma_xi, generator=generator
+    )
+
+
+def _sample_sparse_coding(
+    n: int,
+    M: torch.Tensor,
+    w_star: torch.Tensor,
+    *,
+    k: int,
+    sigma_xi: float,
+    generator: torch.Generator,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The check-free core of :func:`sample_sparse_coding`."""
+    d = M.shape[0]
     # (n, k) uniform k-subset
     support = torch.rand(n, d, generator=generator).argsort(dim=1)[:, :k]
     signs = torch.randint(0, 2, (n, k), generator=generator).float() * 2 - 1  # (n, k)
@@ -183,6 +199,11 @@ def purity(A: torch.Tensor) -> torch.Tensor:
         purity of shape (m,), values in [1/sqrt(d), 1].
     """
     check_tensor(A, "A", ndim=2, floating=True, shape_doc="(m, d)")
+    return _purity(A)
+
+
+def _purity(A: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`purity` (arguments already checked)."""
     return A.abs().amax(dim=1) / A.norm(dim=1).clamp_min(1e-30)
 
 
@@ -295,6 +316,11 @@ def winner_init_rank(A0: torch.Tensor, AT: torch.Tensor) -> torch.Tensor:
     """
     check_tensor(A0, "A0", ndim=2, shape_doc="(m, d)")
     check_tensor(AT, "AT", shape=tuple(A0.shape), shape_doc="(m, d)")
+    return _winner_init_rank(A0, AT)
+
+
+def _winner_init_rank(A0: torch.Tensor, AT: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`winner_init_rank` (arguments already checked)."""
     winners = AT.abs().argmax(dim=0)  # (d,)
     # (m, d): order[r, j] = neuron of rank r
     order = A0.abs().argsort(dim=0, descending=True)

@@ -198,6 +198,13 @@ def adam_step(
         paper and in torch.
     """
     _check_xg(x, g)
+    return _adam_step(x, g, state, config)
+
+
+def _adam_step(
+    x: torch.Tensor, g: torch.Tensor, state: AdamState, config: AdamConfig
+) -> tuple[torch.Tensor, AdamState]:
+    """The check-free core of :func:`adam_step` (arguments already checked)."""
     beta1, beta2 = config.betas
     t = state.step + 1
     m = beta1 * state.m + (1.0 - beta1) * g  # (d,) first moment

@@ -84,6 +84,13 @@ def minibatch_gradient(
         raise ValueError(
             f"idx must be a non-empty integer tensor of indices, got {idx.dtype}"
         )
+    return _minibatch_gradient(X, y, w, idx)
+
+
+def _minibatch_gradient(
+    X: torch.Tensor, y: torch.Tensor, w: torch.Tensor, idx: torch.Tensor
+) -> torch.Tensor:
+    """The check-free core of :func:`minibatch_gradient` (arguments already checked)."""
     Xb, yb = X[idx], y[idx]  # (B, d), (B,)
     return Xb.T @ (Xb @ w - yb) / idx.shape[0]
 
@@ -114,6 +121,12 @@ def minibatch_variance(
     B = check_int(
         batch_size, "batch_size", min_value=1, max_value=None if replacement else n
     )
+    return _minibatch_variance(G, B=B, replacement=replacement)
+
+
+def _minibatch_variance(G: torch.Tensor, *, B: int, replacement: bool = True) -> float:
+    """The check-free core of :func:`minibatch_variance` (arguments already checked)."""
+    n = G.shape[0]
     sigma2 = ((G - G.mean(0)) ** 2).sum(1).mean().item()
     if replacement:
         return sigma2 / B
@@ -226,13 +239,39 @@ def sgd_least_squares(
     """
     X, y = check_xy(X, y)
     n, d = X.shape
-    w = X.new_zeros(d) if w0 is None else _check_w(w0, d, "w0").to(X).clone()
+    w0 = None if w0 is None else _check_w(w0, d, "w0")
     lrs = check_tensor(lrs, "lrs", ndim=1, shape_doc="(T,)")
     B = check_int(
         batch_size, "batch_size", min_value=1, max_value=None if replacement else n
     )
     k = check_int(record_every, "record_every", min_value=1)
     check_generator(generator)
+    return _sgd_least_squares(
+        X,
+        y,
+        lrs=lrs,
+        B=B,
+        generator=generator,
+        w0=w0,
+        k=k,
+        replacement=replacement,
+    )
+
+
+def _sgd_least_squares(
+    X: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    lrs: torch.Tensor,
+    B: int,
+    generator: torch.Generator,
+    w0: torch.Tensor | None = None,
+    k: int = 1,
+    replacement: bool = True,
+) -> SGDRun:
+    """The check-free core of :func:`sgd_least_squares` (arguments already checked)."""
+    n, d = X.shape
+    w = X.new_zeros(d) if w0 is None else w0.to(X).clone()  # (d,)
     T = lrs.shape[0]
     batches = _draw_batches(n, B, T, generator, replacement).to(X.device)  # (T, B)
     losses = [mse_loss(X, y, w)]

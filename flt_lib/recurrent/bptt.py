@@ -148,6 +148,13 @@ def step_jacobians(
         J, (T, m, m), with J[t] the Jacobian of the step that reads x_{t+1}.
     """
     check_tensor(x, "x", ndim=2, floating=True, shape_doc="(T, n)")
+    return _step_jacobians(x, w, activation=activation)
+
+
+def _step_jacobians(
+    x: torch.Tensor, w: ElmanWeights, *, activation: str = "tanh"
+) -> torch.Tensor:
+    """The check-free core of :func:`step_jacobians` (arguments already checked)."""
     Z = elman(x.unsqueeze(0), w, activation=activation)[0]      # (T, m)
     Zprev = torch.cat([Z.new_zeros(1, w.m), Z[:-1]], dim=0)
     A = Zprev @ w.U.T + x @ w.V.T + w.b                          # (T, m)
@@ -169,6 +176,11 @@ def jacobian_norms(J: torch.Tensor) -> torch.Tensor:
     check_tensor(J, "J", ndim=3, floating=True, shape_doc="(T, m, m)")
     if J.shape[1] != J.shape[2]:
         raise ValueError(f"J must have shape (T, m, m), got {tuple(J.shape)}")
+    return _jacobian_norms(J)
+
+
+def _jacobian_norms(J: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`jacobian_norms` (arguments already checked)."""
     M = torch.eye(J.shape[1], dtype=J.dtype, device=J.device)
     norms = [M.new_tensor(1.0)]
     for t in range(J.shape[0] - 1, -1, -1):

@@ -62,6 +62,13 @@ def causal_conv1d(
             f"weight must have shape (c_out, c_in, k) with c_in = {x.shape[-1]}, got "
             f"{tuple(weight.shape)}"
         )
+    return _causal_conv1d(x, weight, bias)
+
+
+def _causal_conv1d(
+    x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None
+) -> torch.Tensor:
+    """The check-free core of :func:`causal_conv1d` (arguments already checked)."""
     k = weight.shape[-1]
     # (B, c_in, T + k - 1), left zeros
     xp = nn.functional.pad(x.transpose(1, 2), (k - 1, 0))
@@ -167,6 +174,23 @@ def train_lag_copy(
         raise TypeError(f"model must be a GatedConvLM, got {type(model).__name__}")
     steps = check_int(steps, "steps", min_value=1)
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
+    return _train_lag_copy(
+        model,
+        lag=lag,
+        T=T,
+        steps=steps,
+        batch_size=batch_size,
+        lr=lr,
+        generator=generator,
+        n_test=n_test,
+    )
+
+
+def _train_lag_copy(
+    model: GatedConvLM, *, lag: int, T: int, steps: int, batch_size: int, lr: float,
+    generator: torch.Generator, n_test: int = 256,
+) -> LagHistory:
+    """The check-free core of :func:`train_lag_copy` (arguments already checked)."""
     vocab = model.head.out_features
     device = next(model.parameters()).device
     config, state, params, losses = (

@@ -79,6 +79,28 @@ def sample(
     max_len = _check(step, bos, eos, max_len)
     n = check_int(n, "n", min_value=1)
     check_generator(generator)
+    return _sample(
+        step,
+        n,
+        bos=bos,
+        eos=eos,
+        max_len=max_len,
+        temperature=temperature,
+        generator=generator,
+    )
+
+
+def _sample(
+    step: Step,
+    n: int,
+    *,
+    bos: int,
+    eos: int,
+    max_len: int,
+    temperature: float = 1.0,
+    generator: torch.Generator,
+) -> list[Hypothesis]:
+    """The check-free core of :func:`sample` (arguments already checked)."""
     x = torch.full((n, 1), bos, dtype=torch.int64)
     logp = torch.zeros(n, dtype=torch.float64)
     done = torch.zeros(n, dtype=torch.bool)

@@ -284,6 +284,17 @@ def adding_problem(
     B = check_int(batch_size, "batch_size", min_value=1)
     T = check_int(T, "T", min_value=2)
     check_generator(generator)
+    return _adding_problem(B, T, generator=generator, dtype=dtype)
+
+
+def _adding_problem(
+    B: int,
+    T: int,
+    *,
+    generator: torch.Generator,
+    dtype: torch.dtype = torch.float32,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The check-free core of :func:`adding_problem` (arguments already checked)."""
     values = torch.rand(B, T, generator=generator, dtype=dtype)
     half = T // 2
     first = torch.randint(0, half, (B,), generator=generator)
@@ -384,6 +395,24 @@ def train_adding(
     steps = check_int(steps, "steps", min_value=1)
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     eval_every = check_int(eval_every, "eval_every", min_value=1)
+    return _train_adding(
+        model,
+        T=T,
+        steps=steps,
+        batch_size=batch_size,
+        lr=lr,
+        clip=clip,
+        generator=generator,
+        n_test=n_test,
+        eval_every=eval_every,
+    )
+
+
+def _train_adding(
+    model: SequenceRegressor, *, T: int, steps: int, batch_size: int, lr: float,
+    clip: float, generator: torch.Generator, n_test: int = 1000, eval_every: int = 50,
+) -> AddingHistory:
+    """The check-free core of :func:`train_adding` (arguments already checked)."""
     device = next(model.parameters()).device
     x_test, y_test = (
         t.to(device) for t in adding_problem(n_test, T, generator=generator)

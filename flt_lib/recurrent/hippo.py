@@ -96,6 +96,11 @@ def legs_run(f_samples: torch.Tensor, dt: float, N: int) -> torch.Tensor:
     check_tensor(f_samples, "f_samples", ndim=1, floating=True, shape_doc="(L + 1,)")
     if not dt > 0:
         raise ValueError(f"dt must be > 0, got {dt}")
+    return _legs_run(f_samples, dt, N)
+
+
+def _legs_run(f_samples: torch.Tensor, dt: float, N: int) -> torch.Tensor:
+    """The check-free core of :func:`legs_run` (arguments already checked)."""
     A, B = legs_matrices(N)
     I = torch.eye(N, dtype=torch.float64)
     c = torch.zeros(N, dtype=torch.float64)

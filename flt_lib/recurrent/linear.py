@@ -168,12 +168,19 @@ def scan_chunked(
         Z, shape (..., T, N), equal to :func:`scan_loop` up to rounding.
     """
     a, u, z0 = _scan_args(a, u, z0)
-    T, N = u.shape[-2], u.shape[-1]
     K = (
-        math.isqrt(T - 1) + 1
+        math.isqrt(u.shape[-2] - 1) + 1
         if chunk is None
         else check_int(chunk, "chunk", min_value=1)
     )
+    return _scan_chunked(a, u, z0, chunk=K)
+
+
+def _scan_chunked(
+    a: torch.Tensor, u: torch.Tensor, z0: torch.Tensor | None, *, chunk: int
+) -> torch.Tensor:
+    """The check-free core of :func:`scan_chunked` (arguments already checked)."""
+    T, N, K = u.shape[-2], u.shape[-1], chunk
     C = -(-T // K)                                      # number of chunks
     pad = C * K - T
     # pad with a = 1, u = 0 (no effect)
@@ -317,6 +324,21 @@ def lru_ring_init(
         )
     max_phase = check_real(max_phase, "max_phase", min_value=0.0, strict_min=True)
     check_generator(generator)
+    return _lru_ring_init(
+        N,
+        r_min=r_min,
+        r_max=r_max,
+        max_phase=max_phase,
+        generator=generator,
+        dtype=dtype,
+    )
+
+
+def _lru_ring_init(
+    N: int, *, r_min: float, r_max: float, max_phase: float = 2 * math.pi,
+    generator: torch.Generator, dtype: torch.dtype = torch.float64,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The check-free core of :func:`lru_ring_init` (arguments already checked)."""
     u1 = torch.rand(N, generator=generator, dtype=dtype)
     u2 = torch.rand(N, generator=generator, dtype=dtype)
     r2 = u1 * (r_max**2 - r_min**2) + r_min**2               # |lambda|^2, uniform

@@ -162,6 +162,12 @@ class Seq2Seq(nn.Module):
         check_tensor(src, "src", ndim=2, shape_doc="(B, L)")
         if src.dtype != torch.int64:
             raise TypeError(f"src must hold int64 token ids, got {src.dtype}")
+        return self._forward(src, tgt)
+
+    def _forward(
+        self, src: torch.Tensor, tgt: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The check-free core of :meth:`forward` (arguments already checked)."""
         H, summary = self.encode(src)
         s = torch.zeros_like(summary) if self.attention else summary
         UH = H @ self.U_a.T if self.attention else None          # keys, once per source
@@ -208,6 +214,22 @@ def train_seq2seq(
     max_len = check_int(max_len, "max_len", min_value=min_len)
     steps = check_int(steps, "steps", min_value=1)
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
+    return _train_seq2seq(
+        model,
+        min_len=min_len,
+        max_len=max_len,
+        steps=steps,
+        batch_size=batch_size,
+        lr=lr,
+        generator=generator,
+    )
+
+
+def _train_seq2seq(
+    model: Seq2Seq, *, min_len: int, max_len: int, steps: int, batch_size: int,
+    lr: float, generator: torch.Generator,
+) -> Seq2SeqHistory:
+    """The check-free core of :func:`train_seq2seq` (arguments already checked)."""
     device = next(model.parameters()).device
     config, state, params = AdamConfig(lr=lr), None, list(model.parameters())
     losses, lengths = [], []

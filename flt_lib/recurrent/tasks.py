@@ -164,8 +164,14 @@ def iob2_tags(n: int, spans: Sequence[Span]) -> list[str]:
 def iobes_tags(n: int, spans: Sequence[Span]) -> list[str]:
     """IOBES tags: like IOB2, but "E-type" ends a span and "S-type" marks a one-token
     span."""
-    tags = ["O"] * check_int(n, "n", min_value=0)
-    for s, e, kind in _check_spans(n, spans):
+    n = check_int(n, "n", min_value=0)
+    return _iobes_tags(n, list(_check_spans(n, spans)))
+
+
+def _iobes_tags(n: int, spans: Sequence[Span]) -> list[str]:
+    """The check-free core of :func:`iobes_tags` (arguments already checked)."""
+    tags = ["O"] * n
+    for s, e, kind in spans:
         if e - s == 1:
             tags[s] = f"S-{kind}"
             continue
@@ -252,6 +258,12 @@ def mlp_mix(X: torch.Tensor, W: torch.Tensor, strategy: str) -> torch.Tensor:
         floating=True,
         shape_doc=f"{want} for strategy {strategy!r} and T = {T}",
     )
+    return _mlp_mix(X, W, strategy)
+
+
+def _mlp_mix(X: torch.Tensor, W: torch.Tensor, strategy: str) -> torch.Tensor:
+    """The check-free core of :func:`mlp_mix` (arguments already checked)."""
+    _, T, p = X.shape
     if strategy == "features":
         return X.reshape(X.shape[0], T * p) @ W.T       # every feature of every token
     if strategy == "tokens":

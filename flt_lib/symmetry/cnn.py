@@ -235,7 +235,17 @@ def conv2d_weight_grad(
             f"{tuple(x.shape[2:])} gives "
             f"{(xp.shape[2] - kh + 1, xp.shape[3] - kw + 1)}"
         )
-    grad_w = x.new_zeros(grad_y.shape[1], x.shape[1], kh, kw)
+    return _conv2d_weight_grad(x, grad_y, (kh, kw), padding=padding)
+
+
+def _conv2d_weight_grad(
+    x: torch.Tensor, grad_y: torch.Tensor, kernel_size: tuple[int, int], *, padding: int
+) -> torch.Tensor:
+    """The check-free core of :func:`conv2d_weight_grad`."""
+    kh, kw = kernel_size
+    xp = _pad(x, padding, "zeros")  # (B, C_in, H + 2 pad, W + 2 pad)
+    Ho, Wo = grad_y.shape[2:]
+    grad_w = x.new_zeros(grad_y.shape[1], x.shape[1], kh, kw)  # (C_out, C_in, kh, kw)
     for p in range(kh):
         for q in range(kw):
             grad_w[:, :, p, q] = torch.einsum(

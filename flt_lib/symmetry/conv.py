@@ -211,6 +211,11 @@ def fft_linear_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
     """
     x = _signal(x, "x")
     h = check_tensor(h, "h", ndim=1, floating=True, shape_doc="(m,)")
+    return _fft_linear_conv(x, h)
+
+
+def _fft_linear_conv(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`fft_linear_conv` (arguments already checked)."""
     L = x.shape[-1] + h.shape[0] - 1
     N = 1 << (L - 1).bit_length()  # next power of two >= L
     return torch.fft.irfft(

@@ -372,8 +372,13 @@ def wl_colors(A: torch.Tensor, *, rounds: int | None = None) -> list[list[int]]:
         The colouring after each round, round 0 first: ``rounds + 1`` lists of n ints.
     """
     A = _adjacency(A)
+    rounds = A.shape[0] if rounds is None else check_int(rounds, "rounds", min_value=0)
+    return _wl_colors(A, rounds)
+
+
+def _wl_colors(A: torch.Tensor, rounds: int) -> list[list[int]]:
+    """The check-free core of :func:`wl_colors` (arguments already checked)."""
     n = A.shape[0]
-    rounds = n if rounds is None else check_int(rounds, "rounds", min_value=0)
     neighbours = [torch.nonzero(A[i]).flatten().tolist() for i in range(n)]
     colors = [0] * n
     history = [colors]

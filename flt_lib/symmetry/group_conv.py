@@ -194,7 +194,7 @@ def commutant_basis(
         raise TypeError("pairs must be a non-empty list of (A_out, A_in) tensors")
     tol = check_real(tol, "tol", min_value=0.0, strict_min=True)
     n_out = n_in = None
-    gram = None
+    checked = []
     for k, pair in enumerate(pairs):
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
             raise TypeError(
@@ -218,7 +218,17 @@ def commutant_basis(
                 raise ValueError(
                     f"{name} must have shape ({n}, {n}), got {tuple(A.shape)}"
                 )
-        A_out, A_in = A_out.double(), A_in.double()
+        checked.append((A_out.double(), A_in.double()))
+    return _commutant_basis(checked, tol=tol)
+
+
+def _commutant_basis(
+    pairs: Sequence[tuple[torch.Tensor, torch.Tensor]], *, tol: float
+) -> torch.Tensor:
+    """The check-free core of :func:`commutant_basis` (float64 square pairs)."""
+    n_out, n_in = pairs[0][0].shape[0], pairs[0][1].shape[0]
+    gram = None
+    for A_out, A_in in pairs:
         K = torch.kron(A_out, torch.eye(n_in, dtype=torch.float64)) - torch.kron(
             torch.eye(n_out, dtype=torch.float64), A_in.T.contiguous()
         )  # vec(A_out M - M A_in) = K vec(M)
@@ -361,6 +371,11 @@ def canonicalize_p4(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     )
     _check_square(x, "x")
     _check_kernel(w, x.shape[1], "w")
+    return _canonicalize_p4(x, w)
+
+
+def _canonicalize_p4(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`canonicalize_p4` (arguments already checked)."""
     score = _p4_lift(x, w.to(x.dtype), "circular").amax(dim=(3, 4))[:, 0]  # (B, 4)
     r_star = score.argmax(dim=1)  # (B,)
     return torch.stack(

@@ -323,6 +323,14 @@ def equivariant_basis(
             "n^(k_in + k_out) must be <= 1296 (the unknowns of the SVD), got "
             f"{N_in * N_out}"
         )
+    return _equivariant_basis(n, k_in, k_out, tol=tol)
+
+
+def _equivariant_basis(
+    n: int, k_in: int, k_out: int, *, tol: float = 1e-9
+) -> torch.Tensor:
+    """The check-free core of :func:`equivariant_basis` (arguments already checked)."""
+    N_in, N_out = n**k_in, n**k_out
     generators = [(1, 0, *range(2, n)), tuple((i + 1) % n for i in range(n))]
     eye = torch.eye(N_out * N_in, dtype=torch.float64)
     blocks = []

@@ -54,6 +54,15 @@ def laplacian(A: torch.Tensor, kind: str = "combinatorial") -> torch.Tensor:
             raise ValueError(
                 f"kind must be 'combinatorial' for a sparse A, got {kind!r}"
             )
+    else:
+        A = check_tensor(A, "A", ndim=2, floating=True, shape_doc="(n, n)")
+        normalized_adjacency(A)  # validates: square, symmetric, zero diagonal
+    return _laplacian(A, kind)
+
+
+def _laplacian(A: torch.Tensor, kind: str) -> torch.Tensor:
+    """The check-free core of :func:`laplacian` (arguments already checked)."""
+    if A.is_sparse:
         A = A.coalesce()
         n = A.shape[0]
         deg = torch.sparse.sum(A, dim=1).to_dense()
@@ -62,9 +71,7 @@ def laplacian(A: torch.Tensor, kind: str = "combinatorial") -> torch.Tensor:
             torch.stack([idx, idx]), deg, (n, n), check_invariants=True
         )
         return (D - A).coalesce()
-    A = check_tensor(A, "A", ndim=2, floating=True, shape_doc="(n, n)")
-    normalized_adjacency(A)  # validates: square, symmetric, zero diagonal
-    deg = A.sum(dim=1)
+    deg = A.sum(dim=1)  # (n,)
     L = torch.diag(deg) - A
     if kind == "combinatorial":
         return L

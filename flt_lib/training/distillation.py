@@ -86,6 +86,11 @@ def smooth_labels(y: torch.Tensor, confusion: torch.Tensor) -> torch.Tensor:
             f"y must hold class indices in [0, {K}), "
             f"got values in [{y.min().item()}, {y.max().item()}]"
         )
+    return _smooth_labels(y, Pi)
+
+
+def _smooth_labels(y: torch.Tensor, Pi: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`smooth_labels`: row ``y_i`` of ``Pi``."""
     return Pi.to(y.device)[y.long()]  # (n, K)
 
 
@@ -140,4 +145,11 @@ def distillation_gradient(
         shape_doc="(n, K) like student_logits",
     )
     T = check_real(temperature, "temperature", min_value=0.0, strict_min=True)
-    return (tempered_softmax(z, temperature=T) - tempered_softmax(v, temperature=T)) / T
+    return _distillation_gradient(z, v, T)
+
+
+def _distillation_gradient(z: torch.Tensor, v: torch.Tensor, T: float) -> torch.Tensor:
+    """The check-free core of :func:`distillation_gradient`."""
+    p_T = tempered_softmax(z, temperature=T)  # student, (n, K)
+    q_T = tempered_softmax(v, temperature=T)  # teacher, (n, K)
+    return (p_T - q_T) / T

@@ -121,14 +121,36 @@ def init_weight(
     check_choice(distribution, "distribution", DISTRIBUTIONS)
     gain = check_real(gain, "gain", min_value=0.0, strict_min=True)
     check_generator(generator)
-    if scheme == "orthogonal":
-        return gain * random_orthogonal(
-            fan_out, fan_in, generator=generator, dtype=dtype
-        )
-    if gain != 1.0:
+    if scheme != "orthogonal" and gain != 1.0:
         raise ValueError(
             f"gain must be 1.0 for scheme {scheme!r} (it is built into the scheme), "
             f"got {gain}"
+        )
+    return _init_weight(
+        scheme,
+        fan_out,
+        fan_in,
+        generator=generator,
+        gain=gain,
+        distribution=distribution,
+        dtype=dtype,
+    )
+
+
+def _init_weight(
+    scheme: str,
+    fan_out: int,
+    fan_in: int,
+    *,
+    generator: torch.Generator,
+    gain: float,
+    distribution: str,
+    dtype: torch.dtype,
+) -> torch.Tensor:
+    """The check-free core of :func:`init_weight` (arguments already checked)."""
+    if scheme == "orthogonal":
+        return gain * random_orthogonal(
+            fan_out, fan_in, generator=generator, dtype=dtype
         )
     return _iid_weights(scheme, (fan_out, fan_in), generator, distribution, dtype)
 

@@ -66,6 +66,17 @@ def batch_norm(
             f"{z.shape[0]}"
         )
     eps = check_real(eps, "eps", min_value=0.0)
+    return _batch_norm(z, gamma, beta, eps=eps)
+
+
+def _batch_norm(
+    z: torch.Tensor,
+    gamma: torch.Tensor | None = None,
+    beta: torch.Tensor | None = None,
+    *,
+    eps: float = 1e-5,
+) -> torch.Tensor:
+    """The check-free core of :func:`batch_norm` (arguments already checked)."""
     mean = z.mean(0, keepdim=True)  # (1, m)
     var = z.var(0, unbiased=False, keepdim=True)  # (1, m)
     return _affine((z - mean) / torch.sqrt(var + eps), gamma, beta)
@@ -94,6 +105,17 @@ def layer_norm(
     if z.shape[1] < 2:
         raise ValueError(f"z must have at least 2 units per example, got {z.shape[1]}")
     eps = check_real(eps, "eps", min_value=0.0)
+    return _layer_norm(z, gamma, beta, eps=eps)
+
+
+def _layer_norm(
+    z: torch.Tensor,
+    gamma: torch.Tensor | None = None,
+    beta: torch.Tensor | None = None,
+    *,
+    eps: float = 1e-5,
+) -> torch.Tensor:
+    """The check-free core of :func:`layer_norm` (arguments already checked)."""
     mean = z.mean(1, keepdim=True)  # (B, 1)
     var = z.var(1, unbiased=False, keepdim=True)  # (B, 1)
     return _affine((z - mean) / torch.sqrt(var + eps), gamma, beta)
@@ -116,10 +138,17 @@ def weight_norm(v: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
     g = check_tensor(g, "g", floating=True)
     if v.ndim == 1:
         check_tensor(g, "g", ndim=0, shape_doc="() for a vector v")
+    else:
+        check_tensor(v, "v", ndim=2, shape_doc="(m, d)")
+        check_tensor(g, "g", shape=(v.shape[0],), shape_doc="(m,)")
+    return _weight_norm(v, g)
+
+
+def _weight_norm(v: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`weight_norm` (arguments already checked)."""
+    if v.ndim == 1:
         return g * v / v.norm()
-    check_tensor(v, "v", ndim=2, shape_doc="(m, d)")
-    check_tensor(g, "g", shape=(v.shape[0],), shape_doc="(m,)")
-    return g[:, None] * v / v.norm(dim=1, keepdim=True)
+    return g[:, None] * v / v.norm(dim=1, keepdim=True)  # one norm per row
 
 
 def whiten(X: torch.Tensor) -> torch.Tensor:
@@ -141,10 +170,18 @@ def whiten(X: torch.Tensor) -> torch.Tensor:
         raise ValueError(
             f"X must have more rows than columns to be whitened, got shape {(B, d)}"
         )
-    Xc = X - X.mean(0, keepdim=True)  # (B, d)
-    evals, evecs = torch.linalg.eigh(Xc.T @ Xc / B)  # Sigma = U diag(evals) U^T
+    Xc = X - X.mean(0, keepdim=True)
+    evals = torch.linalg.eigh(Xc.T @ Xc / B)[0]
     if evals.min() <= 1e-12 * evals.max():
         raise ValueError("X must have a full-rank batch covariance to be whitened")
+    return _whiten(X)
+
+
+def _whiten(X: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`whiten` (arguments already checked)."""
+    Xc = X - X.mean(0, keepdim=True)  # (B, d)
+    Sigma = Xc.T @ Xc / X.shape[0]  # (d, d) batch covariance
+    evals, evecs = torch.linalg.eigh(Sigma)  # Sigma = U diag(evals) U^T
     return Xc @ (evecs * evals.rsqrt()) @ evecs.T  # Xc Sigma^{-1/2}
 
 

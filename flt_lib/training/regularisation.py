@@ -178,6 +178,11 @@ def early_stopping_index(val_losses: torch.Tensor, *, patience: int) -> int:
     """
     v = check_tensor(val_losses, "val_losses", ndim=1, shape_doc="(k,)").tolist()
     patience = check_int(patience, "patience", min_value=1)
+    return _early_stopping_index(v, patience=patience)
+
+
+def _early_stopping_index(v: list[float], *, patience: int) -> int:
+    """The check-free core of :func:`early_stopping_index`."""
     best, since = 0, 0
     for i in range(1, len(v)):
         if v[i] < v[best]:
@@ -259,6 +264,17 @@ def dropout_mlp(
     m = check_tensor(W2, "W2", ndim=2, shape=(None, k), shape_doc="(m, k)").shape[0]
     check_tensor(w3, "w3", shape=(m,), shape_doc="(m,)")
     masks = check_tensor(masks, "masks", ndim=2, shape=(None, k), shape_doc="(M, k)")
+    return _dropout_mlp(x, W1, W2, w3, masks)
+
+
+def _dropout_mlp(
+    x: torch.Tensor,
+    W1: torch.Tensor,
+    W2: torch.Tensor,
+    w3: torch.Tensor,
+    masks: torch.Tensor,
+) -> torch.Tensor:
+    """The check-free core of :func:`dropout_mlp` (arguments already checked)."""
     h1 = torch.relu(x @ W1.T)  # (n, k)
     h2 = torch.tanh((masks[:, None, :] * h1[None]) @ W2.T)  # (M, n, m)
     return h2 @ w3  # (M, n)
@@ -323,5 +339,12 @@ def random_circular_shifts(
     """
     X = check_tensor(X, "X", ndim=2, shape_doc="(n, d)")
     check_generator(generator)
+    return _random_circular_shifts(X, generator=generator)
+
+
+def _random_circular_shifts(
+    X: torch.Tensor, *, generator: torch.Generator
+) -> torch.Tensor:
+    """The check-free core of :func:`random_circular_shifts`."""
     n, d = X.shape
     return circular_shift(X, torch.randint(0, d, (n,), generator=generator))

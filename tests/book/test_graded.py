@@ -118,3 +118,10 @@ def test_make_assignments_and_otter_run(tmp_path):
                         if t.get("max_score")]
     assert scores["solution"] and all(s == m for _, s, m in scores["solution"])
     assert all(s == 0 for _, s, _ in scores["student"]), scores["student"]
+
+
+def test_course_guide_links_every_graded_exercise():
+    """The course guide's weekly plan names each week's graded exercises."""
+    guide = (ROOT / "chapters" / "course_guide.md").read_text(encoding="utf-8")
+    missing = [g.label for g in GRADED if f"<{g.label}>`" not in guide]
+    assert not missing, f"graded exercises not in chapters/course_guide.md: {missing}"

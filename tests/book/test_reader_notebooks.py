@@ -115,7 +115,17 @@ def test_solutions_collapsed_in_the_full_edition_and_absent_in_the_student_editi
         solution_text = {c.source for c in full.cells if c.cell_type == "markdown"
                          and c.source.startswith("<details><summary>Solution")}
         assert not solution_text & {c.source for c in student.cells}, rel
-        assert not code_ids & {c.id for c in student.cells}, f"{rel}: solution code in the student edition"
+        # a graded exercise's cells stay, as its stub and `grader.check` (book/graded.py)
+        src = _read(ROOT / "chapters" / rel)
+        graded_ids = {c.id for c in src.cells if {"graded", "graded_check"}
+                      & set(c.metadata.get("flt", {}))}
+        leaked = (code_ids - graded_ids) & {c.id for c in student.cells}
+        assert not leaked, f"{rel}: solution code in the student edition: {leaked}"
+        for cell in student.cells:
+            if cell.id in graded_ids:
+                assert ("raise NotImplementedError(" in cell.source
+                        or cell.source.startswith("grader.check(")), (rel, cell.source)
+                assert "# BEGIN SOLUTION" not in cell.source, (rel, cell.id)
         exercises = Counter(re.findall(r"\*\*Exercise ([A-Z0-9.]+)", _markdown(full)))
         assert exercises == Counter(re.findall(r"\*\*Exercise ([A-Z0-9.]+)", _markdown(student))), rel
     assert total > 100, f"only {total} solutions found in the sources"

@@ -50,6 +50,11 @@ def crosstalk(patterns: torch.Tensor) -> torch.Tensor:
         (s-1)(n-1)/n^2.
     """
     _check_patterns(patterns)
+    return _crosstalk(patterns)
+
+
+def _crosstalk(patterns: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`crosstalk` (arguments already checked)."""
     n = patterns.shape[1]
     # (s, n) fields at the patterns (W symmetric)
     H = patterns @ hebbian_weights(patterns)
@@ -136,6 +141,13 @@ def stability_table(
         if n_targets is None
         else check_int(n_targets, "n_targets", min_value=1, max_value=S)
     )
+    return _stability_table(patterns, n_targets=T)
+
+
+def _stability_table(patterns: torch.Tensor, *, n_targets: int) -> torch.Tensor:
+    """The check-free core of :func:`stability_table` (arguments already checked)."""
+    S, n = patterns.shape
+    T = n_targets
     Z = patterns.float()  # (S, n), exact small integers
     M = Z @ Z.T  # (S, S) overlaps <xi^r, xi^t>
     stable = torch.zeros(S, T, dtype=torch.bool, device=patterns.device)

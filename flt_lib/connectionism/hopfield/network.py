@@ -44,6 +44,11 @@ def hebbian_weights(patterns: torch.Tensor) -> torch.Tensor:
         Symmetric weight matrix with zero diagonal, shape (n, n).
     """
     _check_patterns(patterns)
+    return _hebbian_weights(patterns)
+
+
+def _hebbian_weights(patterns: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`hebbian_weights` (arguments already checked)."""
     n = patterns.shape[1]
     W = patterns.T @ patterns / n  # (n, n)
     return W.fill_diagonal_(0.0)

@@ -163,6 +163,14 @@ def hidden_activations(
         raise ValueError(
             f"x must have {params[0][0].shape[1]} columns (d), got {x.shape[1]}"
         )
+    return _hidden_activations(params, x, activation=activation)
+
+
+def _hidden_activations(
+    params: Params, x: torch.Tensor, *, activation: str = "tanh"
+) -> list[torch.Tensor]:
+    """The check-free core of :func:`hidden_activations` (arguments already checked)."""
+    phi = activation_fn(activation)
     hs, h = [], x
     for i, (W, b) in enumerate(params):
         z = h @ W.T + b  # (n, m_l)

@@ -25,18 +25,29 @@ def compose_linear(weights: Sequence[torch.Tensor]) -> torch.Tensor:
     """
     if not isinstance(weights, (list, tuple)) or not weights:
         raise TypeError("weights must be a non-empty list of 2-D tensors")
-    out = check_tensor(
-        weights[0], "weights[0]", ndim=2, floating=True, shape_doc="(m_1, m_0)"
-    )
+    checked = [
+        check_tensor(
+            weights[0], "weights[0]", ndim=2, floating=True, shape_doc="(m_1, m_0)"
+        )
+    ]
     for i, W in enumerate(weights[1:], start=1):
         W = check_tensor(
             W, f"weights[{i}]", ndim=2, floating=True, shape_doc="(m_l, m_{l-1})"
         )
-        if W.shape[1] != out.shape[0]:
+        if W.shape[1] != checked[-1].shape[0]:
             raise ValueError(
-                f"weights[{i}] must have {out.shape[0]} columns, got {W.shape[1]}"
+                f"weights[{i}] must have {checked[-1].shape[0]} columns, "
+                f"got {W.shape[1]}"
             )
-        out = W @ out
+        checked.append(W)
+    return _compose_linear(checked)
+
+
+def _compose_linear(weights: Sequence[torch.Tensor]) -> torch.Tensor:
+    """The check-free core of :func:`compose_linear`."""
+    out = weights[0]  # W_1, (m_1, m_0)
+    for W in weights[1:]:
+        out = W @ out  # W_l ... W_1, (m_l, m_0)
     return out
 
 
@@ -64,7 +75,7 @@ def residual_layer(
     Returns:
         Shape (n, m_out).
     """
-    phi = activation_fn(activation)
+    activation_fn(activation)  # checks the name
     x = check_tensor(x, "x", ndim=2, floating=True, shape_doc="(n, m_in)")
     W = check_tensor(W, "W", ndim=2, floating=True, shape_doc="(m_out, m_in)")
     b = check_tensor(b, "b", shape=(W.shape[0],), floating=True, shape_doc="(m_out,)")
@@ -76,15 +87,26 @@ def residual_layer(
                 "V (a projection) is required when widths differ: W has shape "
                 f"{tuple(W.shape)}"
             )
-        skip = x
     else:
         V = check_tensor(
             V, "V", shape=tuple(W.shape), floating=True, shape_doc="(m_out, m_in)"
         )
-        skip = x @ V.T  # (n, m_out)
-    return skip + (
-        phi(x @ W.T + b) - phi(torch.zeros((), dtype=x.dtype, device=x.device))
-    )
+    return _residual_layer(x, W, b, V=V, activation=activation)
+
+
+def _residual_layer(
+    x: torch.Tensor,
+    W: torch.Tensor,
+    b: torch.Tensor,
+    *,
+    V: torch.Tensor | None,
+    activation: str,
+) -> torch.Tensor:
+    """The check-free core of :func:`residual_layer`."""
+    phi = activation_fn(activation)
+    skip = x if V is None else x @ V.T  # (n, m_out)
+    phi0 = phi(torch.zeros((), dtype=x.dtype, device=x.device))
+    return skip + (phi(x @ W.T + b) - phi0)  # (n, m_out)
 
 
 class DeepMLP(nn.Module):
@@ -159,20 +181,30 @@ def dense_forward(
     Returns:
         Shape (n, d + L k).
     """
-    phi = activation_fn(activation)
+    activation_fn(activation)  # checks the name
     x = check_tensor(x, "x", ndim=2, floating=True, shape_doc="(n, d)")
     if not isinstance(params, (list, tuple)) or not params:
         raise TypeError("params must be a non-empty list of (W, b) pairs")
-    feats = [x]
+    checked, width = [], x.shape[1]
     for i, (W, b) in enumerate(params):
-        cat = torch.cat(feats, dim=1)  # (n, d + i k)
         W = check_tensor(
             W, f"params[{i}][0] (W)", ndim=2, floating=True, shape_doc="(k, d + i k)"
         )
-        if W.shape[1] != cat.shape[1]:
+        if W.shape[1] != width:
             raise ValueError(
-                f"params[{i}][0] (W) must have {cat.shape[1]} columns (all earlier "
+                f"params[{i}][0] (W) must have {width} columns (all earlier "
                 f"features), got {W.shape[1]}"
             )
+        checked.append((W, b))
+        width += W.shape[0]
+    return _dense_forward(checked, x, activation=activation)
+
+
+def _dense_forward(params: Params, x: torch.Tensor, *, activation: str) -> torch.Tensor:
+    """The check-free core of :func:`dense_forward`."""
+    phi = activation_fn(activation)
+    feats = [x]
+    for W, b in params:
+        cat = torch.cat(feats, dim=1)  # (n, d + i k)
         feats.append(phi(cat @ W.T + b))  # (n, k)
-    return torch.cat(feats, dim=1)
+    return torch.cat(feats, dim=1)  # (n, d + L k)

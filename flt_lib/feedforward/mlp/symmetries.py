@@ -53,6 +53,11 @@ def permute_hidden(params: Params, layer: int, perm: torch.Tensor) -> Params:
         raise ValueError(
             f"perm must be a permutation of 0..{m - 1}, got {perm.tolist()}"
         )
+    return _permute_hidden(params, layer, perm)
+
+
+def _permute_hidden(params: Params, layer: int, perm: torch.Tensor) -> Params:
+    """The check-free core of :func:`permute_hidden` (arguments already checked)."""
     perm = perm.to(params[layer][0].device)
     out = list(params)
     W, b = params[layer]
@@ -83,6 +88,11 @@ def flip_signs(params: Params, layer: int, signs: torch.Tensor) -> Params:
     signs = check_tensor(signs, "signs", shape=(m,), shape_doc=f"(m,) with m={m}")
     if not bool(((signs == 1) | (signs == -1)).all()):
         raise ValueError("signs must contain only -1 and +1")
+    return _flip_signs(params, layer, signs)
+
+
+def _flip_signs(params: Params, layer: int, signs: torch.Tensor) -> Params:
+    """The check-free core of :func:`flip_signs` (arguments already checked)."""
     W, b = params[layer]
     s = signs.to(device=W.device, dtype=W.dtype)
     W_next, b_next = params[layer + 1]
@@ -134,9 +144,14 @@ def count_symmetries(widths: Sequence[int], *, odd: bool) -> int:
     """
     if not isinstance(widths, (list, tuple)):
         raise TypeError(f"widths must be a list of ints, got {type(widths).__name__}")
+    widths = [check_int(m, "widths[i]", min_value=1) for m in widths]
+    return _count_symmetries(widths, odd=odd)
+
+
+def _count_symmetries(widths: Sequence[int], *, odd: bool) -> int:
+    """The check-free core of :func:`count_symmetries` (arguments already checked)."""
     total = 1
-    for m in widths:
-        m = check_int(m, "widths[i]", min_value=1)
+    for m in widths:  # m! permutations, times 2^m sign flips for an odd phi
         total *= math.factorial(m) * (2**m if odd else 1)
     return total
 

@@ -46,6 +46,13 @@ def activation_pattern(
     check_tensor(X, "X", ndim=2, shape_doc="(n, d)")
     check_tensor(W, "W", shape=(None, X.shape[1]), shape_doc="(m, d)")
     check_tensor(b, "b", shape=(W.shape[0],), shape_doc="(m,)")
+    return _activation_pattern(X, W, b)
+
+
+def _activation_pattern(
+    X: torch.Tensor, W: torch.Tensor, b: torch.Tensor
+) -> torch.Tensor:
+    """The check-free core of :func:`activation_pattern` (arguments already checked)."""
     return (X @ W.T + b) > 0  # (n, m)
 
 
@@ -185,6 +192,12 @@ def zaslavsky_regions_2d(lines: Sequence[Sequence[Number]]) -> int:
                 raise ValueError(
                     f"lines must be distinct, but lines[{i}] and lines[{k}] coincide"
                 )
+    return _zaslavsky_regions_2d(L)
+
+
+def _zaslavsky_regions_2d(L: list[tuple[Fraction, Fraction, Fraction]]) -> int:
+    """The check-free core of :func:`zaslavsky_regions_2d`: ``L`` holds distinct lines
+    ``(a, b, c)`` as exact fractions."""
     # crossing point -> its lines
     through: dict[tuple[Fraction, Fraction], set[int]] = {}
     for i, (a1, b1, c1) in enumerate(L):

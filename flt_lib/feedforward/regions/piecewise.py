@@ -213,6 +213,13 @@ def relu_interpolant(
         raise ValueError(f"knots must have at least 2 entries, got {knots.shape[0]}")
     if not bool((knots[1:] > knots[:-1]).all()):
         raise ValueError("knots must be strictly increasing")
+    return _relu_interpolant(knots, values)
+
+
+def _relu_interpolant(
+    knots: torch.Tensor, values: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, float]:
+    """The check-free core of :func:`relu_interpolant` (arguments already checked)."""
     slopes = (values[1:] - values[:-1]) / (knots[1:] - knots[:-1])  # (m-1,)
     coefs = torch.cat([slopes[:1], slopes[1:] - slopes[:-1]])  # (m-1,)
     return knots[:-1], coefs, float(values[0])

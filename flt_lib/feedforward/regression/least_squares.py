@@ -37,6 +37,11 @@ def mse_loss(X: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     """
     X, y = check_xy(X, y)
     w = _check_w(w, X.shape[1])
+    return _mse_loss(X, y, w)
+
+
+def _mse_loss(X: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`mse_loss` (arguments already checked)."""
     r = X @ w - y  # (n,)
     return 0.5 * (r @ r) / X.shape[0]
 
@@ -112,8 +117,23 @@ def least_squares_gd(
     lam = check_real(weight_decay, "weight_decay", min_value=0.0)
     if radius is not None:
         radius = check_real(radius, "radius", min_value=0.0, strict_min=True)
+    w0 = None if w0 is None else _check_w(w0, X.shape[1], "w0")
+    return _least_squares_gd(X, y, lr=lr, steps=steps, w0=w0, lam=lam, radius=radius)
+
+
+def _least_squares_gd(
+    X: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    lr: float,
+    steps: int,
+    w0: torch.Tensor | None = None,
+    lam: float = 0.0,
+    radius: float | None = None,
+) -> LeastSquaresGD:
+    """The check-free core of :func:`least_squares_gd` (arguments already checked)."""
     n, d = X.shape
-    w = X.new_zeros(d) if w0 is None else _check_w(w0, d, "w0").to(X).clone()  # (d,)
+    w = X.new_zeros(d) if w0 is None else w0.to(X).clone()  # (d,)
     path = X.new_empty(steps + 1, d)  # (T+1, d)
     losses = X.new_empty(steps + 1)  # (T+1,)
     for t in range(steps + 1):

@@ -71,6 +71,11 @@ def logistic_grad(X: torch.Tensor, y01: torch.Tensor, w: torch.Tensor) -> torch.
     """
     X, y01 = _check_labels01(X, y01)
     w = _check_w(w, X.shape[1])
+    return _logistic_grad(X, y01, w)
+
+
+def _logistic_grad(X: torch.Tensor, y01: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """The check-free core of :func:`logistic_grad` (arguments already checked)."""
     return X.T @ (torch.sigmoid(X @ w) - y01) / X.shape[0]
 
 

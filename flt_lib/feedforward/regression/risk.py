@@ -180,4 +180,9 @@ def ols_expected_gap(n: int, d: int, *, noise: float) -> float:
     d = check_int(d, "d", min_value=1)
     n = check_int(n, "n", min_value=d + 2)
     noise = check_real(noise, "noise", min_value=0.0)
+    return _ols_expected_gap(n, d, noise=noise)
+
+
+def _ols_expected_gap(n: int, d: int, *, noise: float) -> float:
+    """The check-free core of :func:`ols_expected_gap` (arguments already checked)."""
     return 0.5 * noise**2 * (d / n + d / (n - d - 1))

@@ -61,14 +61,15 @@ def coefficient_summary(hist: CNNHistory, y: torch.Tensor) -> CoefficientSummary
         raise ValueError(
             "hist must be a CNNHistory with rho recorded (train with track_rho=True)"
         )
+    _, B, _, _, n = hist.rho.shape
+    check_tensor(y, "y", shape=(B, n), shape_doc="(B, n)")
+    if not bool(((y == 1) | (y == -1)).all()):
+        raise ValueError("y must contain only the labels -1 and +1")
     return _coefficient_summary(hist, y)
 
 
 def _coefficient_summary(hist, y):
     R, B, _, m, n = hist.rho.shape
-    check_tensor(y, "y", shape=(B, n), shape_doc="(B, n)")
-    if not bool(((y == 1) | (y == -1)).all()):
-        raise ValueError("y must contain only the labels -1 and +1")
     gamma_bar = hist.gamma.amax(dim=3).mean(dim=2)  # (R, B)
     rho_max = hist.rho.amax(dim=3)  # (R, B, 2, n): best filter of each class j
     # (B, n): index 0 for y=+1, 1 for y=-1
@@ -121,6 +122,11 @@ def crossing_point(x: torch.Tensor, err: torch.Tensor, *, level: float = 0.1) ->
     if (x <= 0).any() or (x[1:] <= x[:-1]).any():
         raise ValueError("x must be strictly increasing and positive")
     level = check_real(level, "level")
+    return _crossing_point(x, err, level=level)
+
+
+def _crossing_point(x: torch.Tensor, err: torch.Tensor, *, level: float = 0.1) -> float:
+    """The check-free core of :func:`crossing_point` (arguments already checked)."""
     below = (err <= level).nonzero()
     if len(below) == 0 or below[0, 0].item() == 0:
         return float("nan")

@@ -111,6 +111,13 @@ def deep_empirical_ntk(
     """
     _check_weights(X1, weights, "X1")
     _check_weights(X2, weights, "X2")
+    return _deep_empirical_ntk(X1, X2, weights)
+
+
+def _deep_empirical_ntk(
+    X1: torch.Tensor, X2: torch.Tensor, weights: list[torch.Tensor]
+) -> torch.Tensor:
+    """The check-free core of :func:`deep_empirical_ntk` (arguments already checked)."""
     m = weights[-1].shape[0]
     per_set = []
     for X in (X1, X2):

@@ -94,6 +94,13 @@ def arccos_ntk(X1: torch.Tensor, X2: torch.Tensor) -> torch.Tensor:
         The kernel matrix, shape (n1, n2).
     """
     n1, n2 = _check_pair(X1, X2)
+    return _arccos_ntk(X1, X2, n1=n1, n2=n2)
+
+
+def _arccos_ntk(
+    X1: torch.Tensor, X2: torch.Tensor, *, n1: torch.Tensor, n2: torch.Tensor
+) -> torch.Tensor:
+    """The check-free core of :func:`arccos_ntk` (arguments already checked)."""
     u = (X1 @ X2.T) / (n1[:, None] * n2[None, :])
     return 0.5 * n1[:, None] * n2[None, :] * kappa(u)
 

@@ -30,6 +30,11 @@ def feature_alignment(W: torch.Tensor, w_star: torch.Tensor) -> float:
     """
     check_tensor(W, "W", ndim=2, floating=True, shape_doc="(m, d)")
     check_tensor(w_star, "w_star", shape=(W.shape[1],), floating=True, shape_doc="(d,)")
+    return _feature_alignment(W, w_star)
+
+
+def _feature_alignment(W: torch.Tensor, w_star: torch.Tensor) -> float:
+    """The check-free core of :func:`feature_alignment` (arguments already checked)."""
     return ((W @ w_star).pow(2).sum() / (W.pow(2).sum() * w_star.pow(2).sum())).item()
 
 
@@ -105,6 +110,36 @@ def train_alpha(
             floating=True,
             shape_doc="(n_test,)",
         )
+    return _train_alpha(
+        X,
+        y,
+        W0,
+        a0,
+        alpha=alpha,
+        lr=lr,
+        steps=steps,
+        record_every=record_every,
+        X_test=X_test,
+        y_test=y_test,
+        w_star=w_star,
+    )
+
+
+def _train_alpha(
+    X: torch.Tensor,
+    y: torch.Tensor,
+    W0: torch.Tensor,
+    a0: torch.Tensor,
+    *,
+    alpha: float,
+    lr: float,
+    steps: int,
+    record_every: int = 0,
+    X_test: torch.Tensor | None = None,
+    y_test: torch.Tensor | None = None,
+    w_star: torch.Tensor | None = None,
+) -> AlphaHistory:
+    """The check-free core of :func:`train_alpha` (arguments already checked)."""
     W, a = W0.detach().clone().requires_grad_(True), a0.detach().clone().requires_grad_(
         True
     )

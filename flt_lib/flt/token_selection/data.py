@@ -145,6 +145,13 @@ def sample(
     if label_noise >= 0.5:
         raise ValueError(f"label_noise must be < 0.5, got {label_noise}")
     check_generator(generator)
+    return _sample(cfg, n, label_noise=label_noise, generator=generator)
+
+
+def _sample(
+    cfg: TokenData, n: int, *, label_noise: float, generator: torch.Generator
+) -> Sample:
+    """The check-free core of :func:`sample` (arguments already checked)."""
     mu_plus, mu_minus = class_signals(cfg)
     n_flip = math.ceil(label_noise * n)
     flipped = torch.zeros(n, dtype=torch.bool)

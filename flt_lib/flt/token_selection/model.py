@@ -97,8 +97,16 @@ def predict(
 ) -> torch.Tensor:
     """The model output f(X) = nu^T X^T softmax(X W p) for each sequence (eq-ts-model),
     (n,)."""
-    s = cls_attention(X, W, p)  # (n, T)
+    cls_attention(X, W, p)  # checks X, W and p
     check_tensor(nu, "nu", shape=(X.shape[-1],), floating=True, shape_doc="(d,)")
+    return _predict(X, W, p, nu)
+
+
+def _predict(
+    X: torch.Tensor, W: torch.Tensor, p: torch.Tensor, nu: torch.Tensor
+) -> torch.Tensor:
+    """The check-free core of :func:`predict` (arguments already checked)."""
+    s = _cls_attention(X, W, p)  # (n, T)
     return (s * (X @ nu)).sum(dim=-1)
 
 

@@ -223,6 +223,28 @@ def run_experiment(
         The :class:`History` of the run.
     """
     check_generator(generator)
+    return _run_experiment(
+        cfg,
+        n=n,
+        n_test=n_test,
+        label_noise=label_noise,
+        generator=generator,
+        device=device,
+        **train_kw,
+    )
+
+
+def _run_experiment(
+    cfg: TokenData,
+    *,
+    n: int = 20,
+    n_test: int = 1000,
+    label_noise: float = 0.2,
+    generator: torch.Generator,
+    device: torch.device | str = "cpu",
+    **train_kw,
+) -> History:
+    """The check-free core of :func:`run_experiment` (arguments already checked)."""
     g_train, g_test, g_init = spawn(generator, 3)
     train_set = sample(cfg, n, label_noise=label_noise, generator=g_train).to(device)
     test_set = sample(cfg, n_test, label_noise=0.0, generator=g_test).to(device)

@@ -60,6 +60,13 @@ def gradient_descent(
         The trajectory ``x_0, ..., x_T``, shape (T + 1, d).
     """
     x0, lr, _, steps = _check_method(x0, lr, 0.0, steps)
+    return _gradient_descent(grad_fn, x0, lr=lr, steps=steps)
+
+
+def _gradient_descent(
+    grad_fn: GradFn, x0: torch.Tensor, *, lr: float, steps: int
+) -> torch.Tensor:
+    """The check-free core of :func:`gradient_descent` (arguments already checked)."""
     return _iterate(lambda x, x_prev: x - lr * grad_fn(x), x0, steps)
 
 
@@ -81,6 +88,13 @@ def heavy_ball(
         The trajectory, shape (T + 1, d).
     """
     x0, lr, beta, steps = _check_method(x0, lr, momentum, steps)
+    return _heavy_ball(grad_fn, x0, lr=lr, beta=beta, steps=steps)
+
+
+def _heavy_ball(
+    grad_fn: GradFn, x0: torch.Tensor, *, lr: float, beta: float, steps: int
+) -> torch.Tensor:
+    """The check-free core of :func:`heavy_ball` (arguments already checked)."""
     return _iterate(
         lambda x, x_prev: x - lr * grad_fn(x) + beta * (x - x_prev), x0, steps
     )
@@ -106,7 +120,13 @@ def nesterov(
         The trajectory of the ``x_t``, shape (T + 1, d).
     """
     x0, lr, beta, steps = _check_method(x0, lr, momentum, steps)
+    return _nesterov(grad_fn, x0, lr=lr, beta=beta, steps=steps)
 
+
+def _nesterov(
+    grad_fn: GradFn, x0: torch.Tensor, *, lr: float, beta: float, steps: int
+) -> torch.Tensor:
+    """The check-free core of :func:`nesterov` (arguments already checked)."""
     def update(x: torch.Tensor, x_prev: torch.Tensor) -> torch.Tensor:
         y = x + beta * (x - x_prev)  # look ahead
         return y - lr * grad_fn(y)  # gradient step at the look-ahead point
@@ -145,6 +165,11 @@ def tuned_parameters(L: float, mu: float, *, method: str) -> tuple[float, float]
     L = check_real(L, "L", min_value=0.0, strict_min=True)
     mu = check_real(mu, "mu", min_value=0.0, strict_min=True, max_value=L)
     check_choice(method, "method", ["gd", "heavy_ball", "nesterov"])
+    return _tuned_parameters(L, mu, method=method)
+
+
+def _tuned_parameters(L: float, mu: float, *, method: str) -> tuple[float, float]:
+    """The check-free core of :func:`tuned_parameters` (arguments already checked)."""
     root = math.sqrt(L / mu)  # sqrt(kappa)
     if method == "gd":
         return 2.0 / (L + mu), 0.0

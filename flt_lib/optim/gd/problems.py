@@ -85,6 +85,11 @@ def least_squares(X: torch.Tensor, y: torch.Tensor) -> Quadratic:
     """
     check_tensor(X, "X", ndim=2, floating=True, shape_doc="(n, d)")
     check_tensor(y, "y", shape=(X.shape[0],), floating=True, shape_doc="(n,)")
+    return _least_squares(X, y)
+
+
+def _least_squares(X: torch.Tensor, y: torch.Tensor) -> Quadratic:
+    """The check-free core of :func:`least_squares` (arguments already checked)."""
     n = X.shape[0]
     A = X.T @ X / n  # (d, d)
     return Quadratic(
