@@ -191,7 +191,7 @@ def tex_for_char(ch: str) -> str | None:
 
 # Combining accents (U+0300-U+036F) after a letter, as LaTeX's text and math accents. A
 # combining character follows its letter, so a \DeclareUnicodeCharacter cannot put the
-# accent on it: "R\u0302" (R-hat, which Unicode has no single character for) printed "R?".
+# accent on it: "R\u0302" (R-hat, which Unicode has no single character for) gave "R?".
 _COMBINING = {
     "\u0300": ("`", "grave"),
     "\u0301": ("'", "acute"),
