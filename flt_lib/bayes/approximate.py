@@ -54,6 +54,19 @@ class Fit:
     loss: torch.Tensor  # (C,) final objective (negative log density, up to a constant)
 
 
+def _check_post_and_point(post, point, name: str) -> torch.Tensor:
+    """Check that ``post`` is a network posterior and ``point`` a (d,) float vector."""
+    if not isinstance(post, bnn.BNNRegression):
+        raise TypeError(f"post must be a BNNRegression, got {type(post).__name__}")
+    return check_tensor(
+        point,
+        name,
+        shape=(post.dim,),
+        floating=True,
+        shape_doc=f"(d,) = ({post.dim},)",
+    )
+
+
 def _lbfgs(
     loss_fn: Callable[[torch.Tensor], torch.Tensor], theta0: torch.Tensor, steps: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -155,15 +168,7 @@ def laplace(post: bnn.BNNRegression, theta_map: torch.Tensor) -> GaussianPosteri
     Returns:
         A :class:`flt_lib.bayes.linear.GaussianPosterior`.
     """
-    if not isinstance(post, bnn.BNNRegression):
-        raise TypeError(f"post must be a BNNRegression, got {type(post).__name__}")
-    theta_map = check_tensor(
-        theta_map,
-        "theta_map",
-        shape=(post.dim,),
-        floating=True,
-        shape_doc=f"(d,) = ({post.dim},)",
-    )
+    theta_map = _check_post_and_point(post, theta_map, "theta_map")
     return _laplace(post, theta_map)
 
 
@@ -256,15 +261,7 @@ def mean_field_vi(
     Returns:
         A :class:`MeanField`.
     """
-    if not isinstance(post, bnn.BNNRegression):
-        raise TypeError(f"post must be a BNNRegression, got {type(post).__name__}")
-    init = check_tensor(
-        init,
-        "init",
-        shape=(post.dim,),
-        floating=True,
-        shape_doc=f"(d,) = ({post.dim},)",
-    )
+    init = _check_post_and_point(post, init, "init")
     steps = check_int(steps, "steps", min_value=1)
     lr = check_real(lr, "lr", min_value=0.0, strict_min=True)
     n_mc = check_int(n_mc, "n_mc", min_value=1)
@@ -325,15 +322,7 @@ def mc_dropout(
     Returns:
         A :class:`Fit` with ``theta`` (1, d).
     """
-    if not isinstance(post, bnn.BNNRegression):
-        raise TypeError(f"post must be a BNNRegression, got {type(post).__name__}")
-    init = check_tensor(
-        init,
-        "init",
-        shape=(post.dim,),
-        floating=True,
-        shape_doc=f"(d,) = ({post.dim},)",
-    )
+    init = _check_post_and_point(post, init, "init")
     p = check_real(p, "p", min_value=0.0, max_value=1.0, strict_min=True)
     if p >= 1:
         raise ValueError(f"p must be < 1, got {p}")
